@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds kube-apiserver from source through the Go module proxy and caches the
+# binary outside the repository. Prints the binary's path on stdout.
+#
+# The Kubernetes main module replaces every k8s.io staging module with a local
+# directory that does not exist in the module zip, so a throwaway module
+# requires k8s.io/kubernetes and points each staging module at its published
+# v0.Y.Z release instead.
+set -euo pipefail
+
+version="${KUBE_APISERVER_VERSION:-v1.34.4}"
+cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
+bin="$cache/kube-apiserver-$version"
+
+if [[ -x "$bin" ]]; then
+  echo "$bin"
+  exit 0
+fi
+
+staging_version="v0.${version#v1.}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$cache"
+
+echo "building kube-apiserver $version from source (first run only, about 6 minutes on 2 cores)..." >&2
+cd "$work"
+go mod init hap-reconciler/kube-apiserver-build >/dev/null 2>&1
+gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
+{
+  echo "require k8s.io/kubernetes $version"
+  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$gomod"
+} >> go.mod
+echo 'package main' > tools.go
+echo 'import _ "k8s.io/kubernetes/cmd/kube-apiserver"' >> tools.go
+GOFLAGS=-mod=mod go mod tidy >&2
+echo "compiling kube-apiserver..." >&2
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+mv "$bin.tmp" "$bin"
+echo "kube-apiserver cached at $bin" >&2
+echo "$bin"

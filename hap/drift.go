@@ -1,0 +1,100 @@
+package hap
+
+import (
+	"fmt"
+	"sort"
+)
+
+// DecideDrift compares, for every binding name, KEB's database with Gardener
+// and the binding's labels with its use, and returns every disagreement in a
+// stable order.
+func DecideDrift(t *Tally, p Policy) []Finding {
+	var out []Finding
+	t.Each(func(u *Usage) {
+		out = append(out, driftOf(u, p)...)
+	})
+	return out
+}
+
+func driftOf(u *Usage, p Policy) []Finding {
+	base := Finding{
+		BindingName:    u.Name,
+		DBCount:        u.Instances,
+		ShootCount:     u.Shoots,
+		DeletingShoots: u.Deleting,
+	}
+	with := func(kind FindingKind, ga, detail string) Finding {
+		f := base
+		f.Kind, f.GlobalAccountID, f.Detail = kind, ga, detail
+		return f
+	}
+	b := u.Binding
+	if b == nil {
+		var out []Finding
+		if u.Shoots > 0 {
+			out = append(out, with(KindShootOnMissingBinding, "",
+				fmt.Sprintf("%d shoot(s) reference a binding Gardener does not have", u.Shoots)))
+		}
+		for _, ga := range sortedKeys(u.InstancesByGA) {
+			out = append(out, with(KindInstanceOnMissingBinding, ga,
+				fmt.Sprintf("%d active instance(s) of GA %s reference a binding Gardener does not have", u.InstancesByGA[ga], ga)))
+		}
+		return out
+	}
+
+	base.Pool = b.Pool
+	base.GlobalAccountID = b.GlobalAccountID
+	var out []Finding
+	if u.Instances != u.Shoots {
+		out = append(out, with(KindCountMismatch, b.GlobalAccountID,
+			fmt.Sprintf("database has %d active instance(s), Gardener has %d shoot(s) (%d being deleted)", u.Instances, u.Shoots, u.Deleting)))
+	}
+	inUse := !u.Empty()
+	switch {
+	case inUse && b.Dirty:
+		out = append(out, with(KindDirtyBindingInUse, b.GlobalAccountID,
+			"binding is marked dirty for cleanup but still holds clusters"))
+	case inUse && !b.Claimed() && !b.Shared:
+		out = append(out, with(KindFreeBindingInUse, "",
+			"binding is free in the pool (no tenantName) but holds clusters"))
+	}
+	if b.Claimed() && !b.Shared {
+		out = append(out, crossTenant(u, b, with)...)
+	}
+	if limit, ok := p.limitOf(*b); ok && u.Effective() > limit {
+		out = append(out, with(KindOverLimit, b.GlobalAccountID,
+			fmt.Sprintf("binding holds %d cluster(s), limit is %d", u.Effective(), limit)))
+	}
+	return out
+}
+
+// crossTenant reports every GA other than the binding's tenant that owns
+// instances in it, or shoots in it through their runtime ID.
+func crossTenant(u *Usage, b *Binding, with func(FindingKind, string, string) Finding) []Finding {
+	foreign := map[string]bool{}
+	for ga := range u.InstancesByGA {
+		foreign[ga] = ga != b.GlobalAccountID
+	}
+	for ga := range u.ShootOwners {
+		foreign[ga] = foreign[ga] || ga != b.GlobalAccountID
+	}
+	var out []Finding
+	for _, ga := range sortedKeys(foreign) {
+		if !foreign[ga] {
+			continue
+		}
+		out = append(out, with(KindCrossTenant, ga, fmt.Sprintf(
+			"binding claimed by GA %s holds %d instance(s) and %d shoot(s) of GA %s",
+			b.GlobalAccountID, u.InstancesByGA[ga], u.ShootOwners[ga], ga)))
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

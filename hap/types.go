@@ -1,0 +1,96 @@
+// Package hap holds the domain of the Hyperscaler Account Pool as the job sees
+// it: bindings, pools, shoots and instance counts gathered into a Snapshot, and
+// the pure decisions taken on it. Nothing in this package does I/O or reads the
+// clock; callers pass `now`.
+package hap
+
+import "time"
+
+// Label keys KEB and the account-cleanup process put on CredentialsBindings,
+// and the label KEB puts on shoots.
+const (
+	LabelHyperscalerType = "hyperscalerType"
+	LabelEUAccess        = "euAccess"
+	LabelTenantName      = "tenantName"
+	LabelShared          = "shared"
+	LabelDirty           = "dirty"
+	LabelInternal        = "internal"
+	LabelRuntimeID       = "kyma-project.io/runtime-id"
+)
+
+// Pool identifies a set of interchangeable bindings, as KEB's search labels do.
+type Pool struct {
+	HyperscalerType string
+	EUAccess        bool
+}
+
+func (p Pool) String() string {
+	if p.EUAccess {
+		return p.HyperscalerType + "/eu"
+	}
+	return p.HyperscalerType
+}
+
+// Binding is what decisions need of one CredentialsBinding.
+type Binding struct {
+	Name string
+	// GlobalAccountID is the tenantName label: the GA that claimed the
+	// binding. Empty means the binding is free, in the pool.
+	GlobalAccountID string
+	Pool            Pool
+	// ProviderType is provider.type as Gardener holds it (aws, azure, ...).
+	ProviderType string
+	Shared       bool
+	Dirty        bool
+	Internal     bool
+	// ResourceVersion and Labels let an action update the binding with
+	// optimistic concurrency and check that nothing changed since the snapshot.
+	ResourceVersion string
+	Labels          map[string]string
+}
+
+// Claimed reports whether a GA holds the binding.
+func (b Binding) Claimed() bool { return b.GlobalAccountID != "" }
+
+// Shoot is what decisions need of one Shoot.
+type Shoot struct {
+	Name string
+	// BindingName is spec.credentialsBindingName, else spec.secretBindingName;
+	// empty when the shoot names neither.
+	BindingName string
+	Deleting    bool
+	RuntimeID   string
+}
+
+// InstanceCount is one row of the aggregate over KEB's instances table: the
+// active instances of one owning GA in one binding.
+type InstanceCount struct {
+	// BindingName is subscription_secret_name; empty means "not yet assigned".
+	BindingName string
+	// GlobalAccountID is the owning GA: subscription_global_account_id when
+	// set, else global_account_id.
+	GlobalAccountID string
+	Active          int
+	// RuntimeIDs of those active instances, to attribute shoots to GAs.
+	RuntimeIDs []string
+}
+
+// Skipped records an object the gather step could not use, with the reason.
+// Skipped objects never stop a run and are never acted upon.
+type Skipped struct {
+	Kind   string // "CredentialsBinding" or "Shoot"
+	Name   string
+	Reason string
+}
+
+// Snapshot is everything one run knows, gathered once. A Snapshot only exists
+// when every list page and the database query succeeded: gathering fails
+// instead of returning a partial picture.
+type Snapshot struct {
+	Bindings  []Binding
+	Shoots    []Shoot
+	Instances []InstanceCount
+	Skipped   []Skipped
+	// TakenAt is when the database part was read.
+	TakenAt time.Time
+}
