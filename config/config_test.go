@@ -1,0 +1,122 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, doc string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadsTheADRBlockVerbatim(t *testing.T) {
+	cfg, err := Load(write(t, `
+hap:
+  rule:
+  - aws
+  - aws(PR=cf-eu11) -> EU
+  multiHyperscalerAccount:
+    allowedGlobalAccounts: ["*"]
+    limits:
+      default: 3
+      aws: 180
+      gcp: 135
+      openstack: 100
+      alicloud: 100
+release:
+  gracePeriod: 2h
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := cfg.Policy()
+	if !p.AllowAll || !p.MultiAccount("any-ga") || p.DefaultLimit != 3 || p.ProviderLimits["aws"] != 180 || p.ProviderLimits["alicloud"] != 100 {
+		t.Fatalf("policy %+v", p)
+	}
+	if cfg.Release.GracePeriod.Duration != 2*time.Hour || cfg.Release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
+		t.Fatalf("defaults not kept under the file: %+v", cfg)
+	}
+}
+
+func TestFeatureOffWhenBlockMissingOrListEmpty(t *testing.T) {
+	for _, doc := range []string{"", "namespace: x\n", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: []\n"} {
+		cfg, err := Load(write(t, doc))
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if cfg.Policy().MultiAccount("ga") {
+			t.Fatalf("%q: feature must be off", doc)
+		}
+	}
+	cfg, err := Load(write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [ga-1]\n    limits: {default: 5}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Policy(); !p.MultiAccount("ga-1") || p.MultiAccount("ga-2") {
+		t.Fatalf("allowlist: %+v", p)
+	}
+}
+
+func TestProviderKeysAreMatchedTheWayKEBWritesThem(t *testing.T) {
+	cfg, err := Load(write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ['*']\n    limits: {default: 3, AWS: 7, sap-converged-cloud: 9}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := cfg.Policy().ProviderLimits; l["aws"] != 7 || l["openstack"] != 9 {
+		t.Fatalf("limits %v", l)
+	}
+}
+
+func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"unknown top-level key", "nmespace: x\n", []string{"nmespace", "unknown key"}},
+		{"unknown nested key", "release:\n  gracePeriode: 1h\n", []string{"release.gracePeriode", "unknown key"}},
+		{"negative limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, aws: -1}\n", []string{"hap.multiHyperscalerAccount.limits.aws", "-1"}},
+		{"non-numeric limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, gcp: lots}\n", []string{"limits.gcp", `"lots"`}},
+		{"fractional limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 2.5}\n", []string{"limits.default", "2.5"}},
+		{"empty provider key", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, '': 4}\n", []string{"limits", "must not be empty"}},
+		{"duplicate provider", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, aws: 4, AWS: 5}\n", []string{"limits.aws", "already set"}},
+		{"missing default", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ['*']\n", []string{"limits.default", "required"}},
+		{"malformed cron", "schedules:\n  drift: every ten minutes\n", []string{"schedules.drift", `"every ten minutes"`}},
+		{"bad duration", "release:\n  gracePeriod: soon\n", []string{"release.gracePeriod", `"soon"`, "duration"}},
+		{"wrong type", "release:\n  maxPerRun: ten\n", []string{"release.maxPerRun", `"ten"`, "integer"}},
+		{"bad mode", "release:\n  mode: wipe\n", []string{"release.mode", `"wipe"`}},
+		{"bad schema", "database:\n  schema: 'hap; drop'\n", []string{"database.schema", `"hap; drop"`}},
+		{"not a mapping", "- a\n- b\n", []string{"(file)", "mapping"}},
+		{"not YAML", "a: [\n", []string{"not valid YAML"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(write(t, tc.doc))
+			var cfgErr *Error
+			if !errors.As(err, &cfgErr) {
+				t.Fatalf("want a configuration error, got %v", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("message %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUnreadableFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "missing.yaml"))
+	var cfgErr *Error
+	if !errors.As(err, &cfgErr) || !strings.Contains(err.Error(), "missing.yaml") || !strings.Contains(err.Error(), "cannot read") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -1,0 +1,166 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Error is a configuration error naming the key and the offending value.
+// The CLI exits with status 2 on it.
+type Error struct {
+	Key    string
+	Value  string
+	Reason string
+}
+
+func (e *Error) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("invalid configuration: %s: %s", e.Key, e.Reason)
+	}
+	return fmt.Sprintf("invalid configuration: %s: %s, got %s", e.Key, e.Reason, e.Value)
+}
+
+func invalid(key string, value any, format string, args ...any) *Error {
+	return &Error{Key: key, Value: quote(value), Reason: fmt.Sprintf(format, args...)}
+}
+
+func quote(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", v)
+	case json.RawMessage:
+		return string(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// Load reads the file at path over the defaults and validates the result.
+// An empty path means the defaults alone.
+func Load(path string) (Config, error) {
+	cfg := Default()
+	if path == "" {
+		return cfg, cfg.Validate()
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, &Error{Key: "--config", Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read the file (%v)", errors.Unwrap(err))}
+	}
+	if err := Parse(raw, &cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// Parse applies a YAML document to cfg, refusing unknown keys and values of
+// the wrong type with the key's full path.
+func Parse(doc []byte, cfg *Config) error {
+	js, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		return &Error{Key: "(file)", Reason: fmt.Sprintf("not valid YAML: %v", err)}
+	}
+	var tree any
+	if err := json.Unmarshal(js, &tree); err != nil {
+		return &Error{Key: "(file)", Reason: fmt.Sprintf("not valid YAML: %v", err)}
+	}
+	if tree == nil {
+		return nil // an empty file: defaults
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return invalid("(file)", tree, "the document must be a mapping of keys")
+	}
+	if err := checkKeys(reflect.TypeOf(*cfg), tree, ""); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if err := dec.Decode(cfg); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var cfgErr *Error
+		switch {
+		case errors.As(err, &cfgErr):
+			return cfgErr
+		case errors.As(err, &typeErr):
+			return invalid(typeErr.Field, lookup(tree, typeErr.Field), "must be of type %s", typeName(typeErr.Type))
+		}
+		return &Error{Key: "(file)", Reason: err.Error()}
+	}
+	return nil
+}
+
+// checkKeys walks the document against the struct's json tags so an unknown
+// key is reported with its whole path, where encoding/json would only give
+// its last segment.
+func checkKeys(t reflect.Type, node any, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || t == reflect.TypeOf(Duration{}) || t == reflect.TypeOf(Limits{}) {
+		return nil
+	}
+	m, ok := node.(map[string]any)
+	if !ok {
+		if node == nil {
+			return nil
+		}
+		return invalid(strings.TrimPrefix(path, "."), node, "must be a mapping")
+	}
+	fields := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
+			fields[name] = t.Field(i).Type
+		}
+	}
+	for key, value := range m {
+		ft, known := fields[key]
+		at := strings.TrimPrefix(path+"."+key, ".")
+		if !known {
+			return &Error{Key: at, Reason: "unknown key"}
+		}
+		if err := checkKeys(ft, value, path+"."+key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func lookup(tree any, path string) any {
+	for _, seg := range strings.Split(path, ".") {
+		m, ok := tree.(map[string]any)
+		if !ok {
+			return nil
+		}
+		tree = m[seg]
+	}
+	return tree
+}
+
+func typeName(t reflect.Type) string {
+	if t == durationType {
+		return "duration such as 30s, 5m or 1h"
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64:
+		return "integer"
+	case reflect.Float64:
+		return "number"
+	case reflect.Bool:
+		return "boolean (true or false)"
+	case reflect.Slice:
+		return "list"
+	case reflect.String:
+		return "string"
+	}
+	return t.String()
+}

@@ -1,0 +1,71 @@
+package config
+
+import (
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/robfig/cron/v3"
+)
+
+var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// Validate checks every setting and returns the first bad one, naming the
+// key and its value.
+func (c Config) Validate() error {
+	if m := c.HAP.MultiHyperscalerAccount; m != nil {
+		for i, ga := range m.AllowedGlobalAccounts {
+			if strings.TrimSpace(ga) == "" {
+				return invalid("hap.multiHyperscalerAccount.allowedGlobalAccounts["+strconv.Itoa(i)+"]", ga, "must not be empty")
+			}
+		}
+		if len(m.AllowedGlobalAccounts) > 0 && m.Limits.Default == 0 {
+			return &Error{Key: limitsKey + ".default", Reason: "is required when allowedGlobalAccounts is not empty"}
+		}
+	}
+	if c.Gardener.PageSize < 1 || c.Gardener.PageSize > 10000 {
+		return invalid("gardener.pageSize", c.Gardener.PageSize, "must be between 1 and 10000")
+	}
+	for key, d := range map[string]Duration{
+		"gardener.requestTimeout":   c.Gardener.RequestTimeout,
+		"database.connectTimeout":   c.Database.ConnectTimeout,
+		"database.statementTimeout": c.Database.StatementTimeout,
+		"candidates.reservationTTL": c.Candidates.ReservationTTL,
+	} {
+		if d.Duration <= 0 {
+			return invalid(key, d.String(), "must be a positive duration")
+		}
+	}
+	if !identifier.MatchString(c.Database.Schema) {
+		return invalid("database.schema", c.Database.Schema, "must be a lower-case SQL identifier")
+	}
+	for key, spec := range map[string]string{
+		"schedules.drift":      c.Schedules.Drift,
+		"schedules.candidates": c.Schedules.Candidates,
+		"schedules.release":    c.Schedules.Release,
+		"schedules.metrics":    c.Schedules.Metrics,
+	} {
+		if _, err := cron.ParseStandard(spec); err != nil {
+			return invalid(key, spec, "is not a cron schedule (%v)", err)
+		}
+	}
+	if c.Release.Mode != ReleaseDirty && c.Release.Mode != ReleaseUnclaim {
+		return invalid("release.mode", c.Release.Mode, "must be %q or %q", ReleaseDirty, ReleaseUnclaim)
+	}
+	if c.Release.GracePeriod.Duration < 0 {
+		return invalid("release.gracePeriod", c.Release.GracePeriod.String(), "must not be negative")
+	}
+	if c.Release.MaxPerRun < 0 {
+		return invalid("release.maxPerRun", c.Release.MaxPerRun, "must not be negative")
+	}
+	if c.Release.GuardRatio < 0 || c.Release.GuardRatio > 1 {
+		return invalid("release.guardRatio", c.Release.GuardRatio, "must be between 0 and 1")
+	}
+	if u := c.Metrics.PushgatewayURL; u != "" {
+		if parsed, err := url.Parse(u); err != nil || parsed.Scheme == "" || parsed.Host == "" {
+			return invalid("metrics.pushgatewayURL", u, "must be an absolute http(s) URL")
+		}
+	}
+	return nil
+}
