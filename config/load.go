@@ -92,7 +92,7 @@ func Parse(doc []byte, cfg *Config) error {
 		case errors.As(err, &cfgErr):
 			return cfgErr
 		case errors.As(err, &typeErr):
-			return invalid(typeErr.Field, lookup(tree, typeErr.Field), "must be of type %s", typeName(typeErr.Type))
+			return invalid(typeErr.Field, lookup(tree, typeErr.Field), "must be %s", typeName(typeErr.Type))
 		}
 		return &Error{Key: "(file)", Reason: err.Error()}
 	}
@@ -148,19 +148,19 @@ func lookup(tree any, path string) any {
 
 func typeName(t reflect.Type) string {
 	if t == durationType {
-		return "duration such as 30s, 5m or 1h"
+		return "a duration such as 30s, 5m or 1h"
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:
-		return "integer"
+		return "an integer"
 	case reflect.Float64:
-		return "number"
+		return "a number"
 	case reflect.Bool:
-		return "boolean (true or false)"
+		return "true or false"
 	case reflect.Slice:
-		return "list"
+		return "a list"
 	case reflect.String:
-		return "string"
+		return "a string"
 	}
 	return t.String()
 }
