@@ -1,0 +1,127 @@
+package metrics
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+)
+
+// Fleet is the fleet's figures of one run, ready to expose.
+type Fleet struct {
+	BindingsPerGA       []PoolValue
+	ShootsPerBinding    []BindingValue
+	InstancesPerBinding []BindingValue
+	LimitPerBinding     []BindingValue
+	SelectablePerGA     []PoolValue
+	Available           []PoolValue
+	Skipped             map[string]int
+}
+
+// PoolValue is a figure of one pool, or of one GA in one pool.
+type PoolValue struct {
+	GlobalAccountID string
+	Pool            hap.Pool
+	Value           float64
+}
+
+// BindingValue is a figure of one binding.
+type BindingValue struct {
+	Binding         string
+	GlobalAccountID string
+	Pool            hap.Pool
+	Value           float64
+}
+
+// DriftSeries is one open drift finding.
+type DriftSeries struct {
+	Finding   hap.Finding
+	FirstSeen time.Time
+}
+
+var (
+	poolLabels    = []string{"hyperscaler_type", "eu_access"}
+	gaPoolLabels  = []string{"global_account_id", "hyperscaler_type", "eu_access"}
+	bindingLabels = []string{"credentials_binding", "global_account_id", "hyperscaler_type", "eu_access"}
+
+	bindingsPerGA = prometheus.NewDesc("keb_credentials_bindings_per_ga",
+		"CredentialsBindings (hyperscaler accounts) claimed by the global account in the pool.", gaPoolLabels, nil)
+	shootsPerBinding = prometheus.NewDesc("keb_shoots_per_credentials_binding",
+		"Shoots in Gardener that use the CredentialsBinding, those being deleted included.", bindingLabels, nil)
+	available = prometheus.NewDesc("keb_available_credentials_bindings",
+		"Free CredentialsBindings in the pool: unclaimed, not shared, not dirty, not internal.", poolLabels, nil)
+	instancesPerBinding = prometheus.NewDesc("hap_reconciler_instances_per_credentials_binding",
+		"Active instances in KEB's database that use the CredentialsBinding.", bindingLabels, nil)
+	limitPerBinding = prometheus.NewDesc("hap_reconciler_credentials_binding_limit",
+		"Cluster limit of the CredentialsBinding; absent when its global account has no limit.", bindingLabels, nil)
+	selectable = prometheus.NewDesc("hap_reconciler_selectable_credentials_bindings",
+		"Bindings of the global account in the pool still below their limit; 0 means the next provisioning claims a new one.", gaPoolLabels, nil)
+	skipped = prometheus.NewDesc("hap_reconciler_skipped_objects",
+		"Objects of the last run that could not be used and were skipped.", []string{"kind"}, nil)
+	driftFinding = prometheus.NewDesc("hap_reconciler_drift_findings",
+		"Open drift findings: 1 per finding.", append(bindingLabels[:4:4], "kind"), nil)
+	driftFirstSeen = prometheus.NewDesc("hap_reconciler_drift_finding_first_seen_timestamp_seconds",
+		"When the open drift finding was first seen.", []string{"credentials_binding", "global_account_id", "kind"}, nil)
+)
+
+type fleetCollector struct{ m *Metrics }
+
+func (c fleetCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{bindingsPerGA, shootsPerBinding, available, instancesPerBinding, limitPerBinding, selectable, skipped} {
+		ch <- d
+	}
+}
+
+func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
+	f := c.m.fleet.Load()
+	if f == nil {
+		return
+	}
+	pools := func(d *prometheus.Desc, vs []PoolValue, withGA bool) {
+		for _, v := range vs {
+			labels := []string{v.Pool.HyperscalerType, strconv.FormatBool(v.Pool.EUAccess)}
+			if withGA {
+				labels = append([]string{v.GlobalAccountID}, labels...)
+			}
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v.Value, labels...)
+		}
+	}
+	bindings := func(d *prometheus.Desc, vs []BindingValue) {
+		for _, v := range vs {
+			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v.Value,
+				v.Binding, v.GlobalAccountID, v.Pool.HyperscalerType, strconv.FormatBool(v.Pool.EUAccess))
+		}
+	}
+	pools(bindingsPerGA, f.BindingsPerGA, true)
+	pools(selectable, f.SelectablePerGA, true)
+	pools(available, f.Available, false)
+	bindings(shootsPerBinding, f.ShootsPerBinding)
+	bindings(instancesPerBinding, f.InstancesPerBinding)
+	bindings(limitPerBinding, f.LimitPerBinding)
+	for kind, n := range f.Skipped {
+		ch <- prometheus.MustNewConstMetric(skipped, prometheus.GaugeValue, float64(n), kind)
+	}
+}
+
+type driftCollector struct{ m *Metrics }
+
+func (c driftCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- driftFinding
+	ch <- driftFirstSeen
+}
+
+func (c driftCollector) Collect(ch chan<- prometheus.Metric) {
+	d := c.m.drift.Load()
+	if d == nil {
+		return
+	}
+	for _, s := range *d {
+		f := s.Finding
+		ch <- prometheus.MustNewConstMetric(driftFinding, prometheus.GaugeValue, 1,
+			f.BindingName, f.GlobalAccountID, f.Pool.HyperscalerType, strconv.FormatBool(f.Pool.EUAccess), string(f.Kind))
+		ch <- prometheus.MustNewConstMetric(driftFirstSeen, prometheus.GaugeValue, float64(s.FirstSeen.Unix()),
+			f.BindingName, f.GlobalAccountID, string(f.Kind))
+	}
+}

@@ -1,0 +1,92 @@
+// Package metrics exposes what the jobs saw and did as Prometheus metrics:
+// the keb_ gauges KEB's dashboards know, the job's own hap_reconciler_
+// series, and job health.
+package metrics
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics owns a registry of its own, so `run` pushes exactly the job's
+// series to a Pushgateway and `serve` exposes them with the Go runtime's.
+type Metrics struct {
+	Registry *prometheus.Registry
+
+	fleet atomic.Pointer[Fleet]
+	drift atomic.Pointer[[]DriftSeries]
+
+	lastSuccess  *prometheus.GaugeVec
+	lastFailure  *prometheus.GaugeVec
+	duration     *prometheus.GaugeVec
+	failures     *prometheus.CounterVec
+	releases     *prometheus.CounterVec
+	guardTripped prometheus.Counter
+	pushFailures prometheus.Counter
+}
+
+// New registers every series on a fresh registry.
+func New() *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m.lastSuccess = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_job_last_success_timestamp_seconds",
+		Help: "When the job last finished without error.",
+	}, []string{"job"})
+	m.lastFailure = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_job_last_failure_timestamp_seconds",
+		Help: "When the job last failed.",
+	}, []string{"job"})
+	m.duration = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_job_duration_seconds",
+		Help: "How long the last run of the job took.",
+	}, []string{"job"})
+	m.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hap_reconciler_job_failures_total",
+		Help: "Runs of the job that failed.",
+	}, []string{"job"})
+	m.releases = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hap_reconciler_releases_total",
+		Help: "Release attempts by mode and outcome (released, would_release, conflict, aborted).",
+	}, []string{"mode", "outcome"})
+	m.guardTripped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hap_reconciler_release_guard_tripped_total",
+		Help: "Release runs that released nothing because the database and Gardener disagreed too much.",
+	})
+	m.pushFailures = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "hap_reconciler_pushgateway_failures_total",
+		Help: "Pushes to the Pushgateway that failed.",
+	})
+	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
+		m.releases, m.guardTripped, m.pushFailures, fleetCollector{m}, driftCollector{m})
+	return m
+}
+
+// JobDone records the outcome of one job run.
+func (m *Metrics) JobDone(job string, took time.Duration, err error, now time.Time) {
+	m.duration.WithLabelValues(job).Set(took.Seconds())
+	if err != nil {
+		m.failures.WithLabelValues(job).Inc()
+		m.lastFailure.WithLabelValues(job).Set(float64(now.Unix()))
+		return
+	}
+	m.failures.WithLabelValues(job).Add(0) // the series exists from the first run on
+	m.lastSuccess.WithLabelValues(job).Set(float64(now.Unix()))
+}
+
+// Release counts one release attempt.
+func (m *Metrics) Release(mode, outcome string) { m.releases.WithLabelValues(mode, outcome).Inc() }
+
+// GuardTripped counts a release run stopped by the global guard.
+func (m *Metrics) GuardTripped() { m.guardTripped.Inc() }
+
+// PushFailed counts a failed push to the Pushgateway.
+func (m *Metrics) PushFailed() { m.pushFailures.Inc() }
+
+// SetFleet replaces every fleet series at once: series of bindings or GAs
+// that disappeared are gone, and a scrape never sees half of two runs.
+func (m *Metrics) SetFleet(f Fleet) { m.fleet.Store(&f) }
+
+// SetDrift replaces every drift series at once.
+func (m *Metrics) SetDrift(d []DriftSeries) { m.drift.Store(&d) }
