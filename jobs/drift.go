@@ -1,0 +1,43 @@
+package jobs
+
+import (
+	"context"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/metrics"
+)
+
+// drift compares, per binding, KEB's database with Gardener and records every
+// disagreement in the drift table: findings that persist keep their
+// first-seen time, findings that went away are resolved.
+func (r *Runner) drift(ctx context.Context, f *Facts) error {
+	// Gather: the shared snapshot is all drift needs.
+
+	// Decide.
+	findings := hap.DecideDrift(f.Tally, r.Config.Policy())
+	r.beforeAct(JobDrift)
+
+	// Act.
+	open, err := r.Store.RecordFindings(ctx, findings, r.Now())
+	if err != nil {
+		return err
+	}
+	series := make([]metrics.DriftSeries, len(open))
+	for i, o := range open {
+		series[i] = metrics.DriftSeries{Finding: o.Finding, FirstSeen: o.FirstSeen}
+		r.Log.Warn("drift",
+			zap.String("binding", o.BindingName),
+			zap.String("kind", string(o.Kind)),
+			zap.String("globalAccount", o.GlobalAccountID),
+			zap.Int("dbCount", o.DBCount),
+			zap.Int("shootCount", o.ShootCount),
+			zap.Int("deletingShoots", o.DeletingShoots),
+			zap.Time("firstSeen", o.FirstSeen),
+			zap.String("detail", o.Detail))
+	}
+	r.Metrics.SetDrift(series)
+	r.Log.Info("drift recorded", zap.Int("openFindings", len(open)))
+	return nil
+}

@@ -1,0 +1,199 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/hap"
+)
+
+// Release outcomes, as audited and counted.
+const (
+	OutcomeReleased     = "released"
+	OutcomeWouldRelease = "would_release"
+	OutcomeConflict     = "conflict"
+	OutcomeAborted      = "aborted"
+)
+
+// release gives bindings that have held nothing for the whole grace period
+// back to the pool. A wrong release hands a customer's live account to
+// somebody else, so every binding is checked again against the live state
+// right before its label changes, and the change itself only lands if the
+// binding is exactly as that check saw it.
+func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
+	if !r.Config.Release.Enabled {
+		r.Log.Info("release is disabled (release.enabled: false)")
+		return nil
+	}
+	// Gather: since when each binding has been seen empty.
+	previous, err := r.Store.EmptySightings(ctx)
+	if err != nil {
+		return err
+	}
+
+	// Decide.
+	plan := hap.DecideRelease(f.Tally, previous, r.Config.ReleaseRules(), r.Now())
+	if err := r.Store.SaveEmptySightings(ctx, plan.Sightings); err != nil {
+		return err
+	}
+	if plan.GuardTripped != "" {
+		r.Metrics.GuardTripped()
+		r.Log.Warn("release guard tripped, nothing is released in this run",
+			zap.String("reason", plan.GuardTripped), zap.Int("eligible", len(plan.Deferred)))
+		return nil
+	}
+	if len(plan.Deferred) > 0 {
+		r.Log.Info("more bindings are eligible than release.maxPerRun allows; the next run takes them",
+			zap.Int("maxPerRun", r.Config.Release.MaxPerRun), zap.Int("deferred", len(plan.Deferred)))
+	}
+	r.beforeAct(JobRelease)
+
+	// Act.
+	return r.releaseAll(ctx, plan.Release, dryRun)
+}
+
+// releaseAll re-checks each decision against the live state and releases
+// what still qualifies: a fresh GET (same GA, same labels), a fresh database
+// count that also withdraws the binding from the candidate table so no pick
+// can land on it, one fresh look at the shoots, then an update guarded by the
+// resourceVersion of that GET.
+func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
+	if len(decisions) == 0 {
+		return nil
+	}
+	var errs []error
+	var ready []hap.ReleaseDecision
+	for _, d := range decisions {
+		live, skip, err := r.recheckBinding(ctx, d, dryRun)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if skip != "" {
+			r.skipRelease(d, skip)
+			continue
+		}
+		d.Binding = live
+		ready = append(ready, d)
+	}
+	if len(ready) == 0 {
+		return errors.Join(errs...)
+	}
+	shoots, err := r.shootsOn(ctx, ready)
+	if err != nil {
+		for _, d := range ready {
+			r.audit(ctx, d, dryRun, OutcomeAborted)
+		}
+		return errors.Join(append(errs, fmt.Errorf("fresh look at the shoots, nothing released: %w", err))...)
+	}
+	for _, d := range ready {
+		if n := shoots[d.Binding.Name]; n > 0 {
+			r.skipRelease(d, fmt.Sprintf("%d shoot(s) reference it now", n))
+			continue
+		}
+		if dryRun {
+			r.Log.Info("would release binding", zap.String("binding", d.Binding.Name),
+				zap.String("globalAccount", d.Binding.GlobalAccountID), zap.String("reason", d.Reason))
+			r.audit(ctx, d, true, OutcomeWouldRelease)
+			continue
+		}
+		if err := r.releaseOne(ctx, d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// recheckBinding returns the live binding, or why it no longer qualifies.
+func (r *Runner) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
+	live, err := r.Gardener.GetBinding(ctx, d.Binding.Name)
+	if err != nil {
+		return live, "", fmt.Errorf("re-reading binding %s: %w", d.Binding.Name, err)
+	}
+	if live.GlobalAccountID != d.Binding.GlobalAccountID || !hap.Releasable(live) || !maps.Equal(live.Labels, d.Binding.Labels) {
+		return live, "its labels changed since the snapshot", nil
+	}
+	count := r.Store.RetireCandidate
+	if dryRun {
+		count = r.Store.InUse
+	}
+	inUse, err := count(ctx, live.Name)
+	if err != nil {
+		return live, "", fmt.Errorf("re-counting instances on binding %s: %w", live.Name, err)
+	}
+	if inUse > 0 {
+		return live, fmt.Sprintf("%d active instance(s) or reservation(s) use it now", inUse), nil
+	}
+	return live, "", nil
+}
+
+// shootsOn counts, in one fresh list, the shoots that reference each binding.
+func (r *Runner) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
+	counts := make(map[string]int, len(ds))
+	for _, d := range ds {
+		counts[d.Binding.Name] = 0
+	}
+	err := r.Gardener.ListShoots(ctx, func() {
+		for name := range counts {
+			counts[name] = 0
+		}
+	}, func(s hap.Shoot) error {
+		if _, watched := counts[s.BindingName]; watched {
+			counts[s.BindingName]++
+		}
+		return nil
+	})
+	return counts, err
+}
+
+func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
+	b := d.Binding
+	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels, r.Config.Release.Mode))
+	switch {
+	case err == nil:
+		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
+			zap.String("mode", r.Config.Release.Mode), zap.String("reason", d.Reason))
+		r.audit(ctx, d, false, OutcomeReleased)
+		return nil
+	case r.Gardener.IsConflict(err):
+		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
+			zap.String("binding", b.Name), zap.Error(err))
+		r.audit(ctx, d, false, OutcomeConflict)
+		return nil
+	}
+	r.audit(ctx, d, false, OutcomeAborted)
+	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
+}
+
+// releasedLabels returns the labels a released binding carries: dirty hands
+// the account to the cleanup process, which later removes dirty and
+// tenantName itself; unclaim puts it straight back into the pool.
+func releasedLabels(labels map[string]string, mode string) map[string]string {
+	out := maps.Clone(labels)
+	if mode == config.ReleaseUnclaim {
+		delete(out, hap.LabelTenantName)
+		return out
+	}
+	out[hap.LabelDirty] = "true"
+	return out
+}
+
+func (r *Runner) skipRelease(d hap.ReleaseDecision, why string) {
+	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
+}
+
+func (r *Runner) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) {
+	r.Metrics.Release(r.Config.Release.Mode, outcome)
+	err := r.Store.RecordRelease(ctx, ReleaseRecord{
+		Binding: d.Binding, Mode: r.Config.Release.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
+	})
+	if err != nil {
+		r.Log.Error("writing the release audit row failed", zap.String("binding", d.Binding.Name),
+			zap.String("outcome", outcome), zap.Error(err))
+	}
+}
