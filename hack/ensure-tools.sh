@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, what the test bed runs when it is missing:
+# etcd, PostgreSQL 15's server binaries and promtool.
+set -euo pipefail
+
+missing=()
+command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
+[[ -x /usr/lib/postgresql/15/bin/initdb ]] || missing+=(postgresql-15)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+command -v prometheus-pushgateway >/dev/null 2>&1 || [[ -x /usr/bin/prometheus-pushgateway ]] || missing+=(prometheus-pushgateway)
+
+if ((${#missing[@]})); then
+  echo "==> installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
+    $sudo apt-get update >/dev/null
+    $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+  }
+fi

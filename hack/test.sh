@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The project's test command: prepares the real test bed's parts (etcd,
+# PostgreSQL, promtool, a kube-apiserver built from source and cached outside
+# the repository), then vets and runs every test, integration tests included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash hack/ensure-tools.sh
+echo "==> kube-apiserver"
+bash hack/build-kube-apiserver.sh >/dev/null
+echo "==> go vet"
+go vet ./...
+echo "==> go test"
+# One package at a time: each integration package starts its own etcd,
+# kube-apiserver and PostgreSQL, and the machine has two cores.
+go test -p 1 -count=1 -timeout 40m "$@" ./...
