@@ -33,19 +33,19 @@ func New() *Metrics {
 	m.lastSuccess = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hap_reconciler_job_last_success_timestamp_seconds",
 		Help: "When the job last finished without error.",
-	}, []string{"job"})
+	}, []string{"job_name"})
 	m.lastFailure = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hap_reconciler_job_last_failure_timestamp_seconds",
 		Help: "When the job last failed.",
-	}, []string{"job"})
+	}, []string{"job_name"})
 	m.duration = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "hap_reconciler_job_duration_seconds",
 		Help: "How long the last run of the job took.",
-	}, []string{"job"})
+	}, []string{"job_name"})
 	m.failures = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hap_reconciler_job_failures_total",
 		Help: "Runs of the job that failed.",
-	}, []string{"job"})
+	}, []string{"job_name"})
 	m.releases = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "hap_reconciler_releases_total",
 		Help: "Release attempts by mode and outcome (released, would_release, conflict, aborted).",
