@@ -20,7 +20,11 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	r.beforeAct(JobDrift)
 
 	// Act.
-	open, err := r.Store.RecordFindings(ctx, findings, r.Now())
+	opened, resolved, err := r.Store.RecordFindings(ctx, findings, r.Now())
+	if err != nil {
+		return err
+	}
+	open, err := r.Store.OpenFindings(ctx, hap.AllGlobalAccounts)
 	if err != nil {
 		return err
 	}
@@ -38,6 +42,6 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 			zap.String("detail", o.Detail))
 	}
 	r.Metrics.SetDrift(series)
-	r.Log.Info("drift recorded", zap.Int("openFindings", len(open)))
+	r.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
 	return nil
 }

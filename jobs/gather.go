@@ -36,7 +36,9 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		start := time.Now()
-		err := r.Gardener.ListBindings(ctx, func(b hap.Binding) error {
+		err := r.Gardener.ListBindings(ctx, func() {
+			f.Snapshot.Bindings, f.Snapshot.Skipped = f.Snapshot.Bindings[:0], f.Snapshot.Skipped[:0]
+		}, func(b hap.Binding) error {
 			f.Snapshot.Bindings = append(f.Snapshot.Bindings, b)
 			return nil
 		}, func(s hap.Skipped) {
@@ -70,7 +72,7 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	})
 	g.Go(func() error {
 		start := time.Now()
-		read, err := r.Store.ReadInstances(ctx)
+		read, err := r.Store.ReadInstanceCounts(ctx)
 		f.Phases.ReadDatabase = time.Since(start)
 		if err != nil {
 			return fmt.Errorf("reading instance counts from KEB's database: %w", err)

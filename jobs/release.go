@@ -12,14 +12,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
-// Release outcomes, as audited and counted.
-const (
-	OutcomeReleased     = "released"
-	OutcomeWouldRelease = "would_release"
-	OutcomeConflict     = "conflict"
-	OutcomeAborted      = "aborted"
-)
-
 // release gives bindings that have held nothing for the whole grace period
 // back to the pool. A wrong release hands a customer's live account to
 // somebody else, so every binding is checked again against the live state
@@ -31,14 +23,14 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 		return nil
 	}
 	// Gather: since when each binding has been seen empty.
-	previous, err := r.Store.EmptySightings(ctx)
+	previous, err := r.Store.EmptySince(ctx)
 	if err != nil {
 		return err
 	}
 
 	// Decide.
 	plan := hap.DecideRelease(f.Tally, previous, r.Config.ReleaseRules(), r.Now())
-	if err := r.Store.SaveEmptySightings(ctx, plan.Sightings); err != nil {
+	if err := r.Store.SaveEmptySince(ctx, plan.Sightings); err != nil {
 		return err
 	}
 	if plan.GuardTripped != "" {
@@ -87,7 +79,7 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 	shoots, err := r.shootsOn(ctx, ready)
 	if err != nil {
 		for _, d := range ready {
-			r.audit(ctx, d, dryRun, OutcomeAborted)
+			r.audit(ctx, d, dryRun, hap.OutcomeAborted)
 		}
 		return errors.Join(append(errs, fmt.Errorf("fresh look at the shoots, nothing released: %w", err))...)
 	}
@@ -99,7 +91,7 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 		if dryRun {
 			r.Log.Info("would release binding", zap.String("binding", d.Binding.Name),
 				zap.String("globalAccount", d.Binding.GlobalAccountID), zap.String("reason", d.Reason))
-			r.audit(ctx, d, true, OutcomeWouldRelease)
+			r.audit(ctx, d, true, hap.OutcomeWouldRelease)
 			continue
 		}
 		if err := r.releaseOne(ctx, d); err != nil {
@@ -158,15 +150,15 @@ func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	case err == nil:
 		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
 			zap.String("mode", r.Config.Release.Mode), zap.String("reason", d.Reason))
-		r.audit(ctx, d, false, OutcomeReleased)
+		r.audit(ctx, d, false, hap.OutcomeReleased)
 		return nil
 	case r.Gardener.IsConflict(err):
 		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
 			zap.String("binding", b.Name), zap.Error(err))
-		r.audit(ctx, d, false, OutcomeConflict)
+		r.audit(ctx, d, false, hap.OutcomeConflict)
 		return nil
 	}
-	r.audit(ctx, d, false, OutcomeAborted)
+	r.audit(ctx, d, false, hap.OutcomeAborted)
 	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
 }
 
@@ -189,8 +181,9 @@ func (r *Runner) skipRelease(d hap.ReleaseDecision, why string) {
 
 func (r *Runner) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) {
 	r.Metrics.Release(r.Config.Release.Mode, outcome)
-	err := r.Store.RecordRelease(ctx, ReleaseRecord{
-		Binding: d.Binding, Mode: r.Config.Release.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
+	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
+		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
+		Mode: r.Config.Release.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
 	})
 	if err != nil {
 		r.Log.Error("writing the release audit row failed", zap.String("binding", d.Binding.Name),

@@ -1,0 +1,135 @@
+// Package app wires hap-reconciler together: configuration, logger, the
+// Gardener and PostgreSQL adapters and the jobs' runner. The CLI, the demo
+// and the tests build the job the same way through it.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+	"k8s.io/client-go/rest"
+
+	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/db"
+	"github.com/kyma-project/hap-reconciler/gardener"
+	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/metrics"
+)
+
+// Needs says which parts a command uses.
+type Needs struct {
+	Gardener bool
+	Database bool
+	// Migrate applies the job's schema migrations after connecting.
+	Migrate bool
+}
+
+// Settings are what the caller resolved from flags and the environment.
+type Settings struct {
+	Config config.Config
+	// Kubeconfig is the --kubeconfig path; empty means KUBECONFIG, else
+	// in-cluster. RESTConfig, when set, is used instead.
+	Kubeconfig string
+	RESTConfig *rest.Config
+	// Gardener, when set, replaces the API client (an export file, say).
+	Gardener jobs.Gardener
+	// DatabaseURL is the --database-url flag; empty falls back to the
+	// environment (DATABASE_URL, then KEB's APP_DATABASE_*).
+	DatabaseURL string
+	Getenv      func(string) string
+	Log         *zap.Logger
+	Now         func() time.Time
+}
+
+// Env is a wired job, ready to run.
+type Env struct {
+	Config  config.Config
+	Runner  *jobs.Runner
+	Store   *db.Store
+	Metrics *metrics.Metrics
+	Log     *zap.Logger
+}
+
+// Open connects what needs asks for and returns the wired job.
+func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	env := &Env{Config: s.Config, Metrics: metrics.New(), Log: s.Log}
+	env.Runner = &jobs.Runner{Config: s.Config, Metrics: env.Metrics, Log: s.Log, Now: s.Now}
+	if needs.Database {
+		store, err := openStore(ctx, s, needs.Migrate)
+		if err != nil {
+			return nil, err
+		}
+		env.Store = store
+		env.Runner.Store, env.Runner.Locker = store, store
+	}
+	if needs.Gardener {
+		g, err := openGardener(s)
+		if err != nil {
+			env.Close()
+			return nil, err
+		}
+		env.Runner.Gardener = g
+	}
+	return env, nil
+}
+
+// Close releases the database connections.
+func (e *Env) Close() {
+	if e.Store != nil {
+		if err := e.Store.Close(); err != nil {
+			e.Log.Warn("closing the database", zap.Error(err))
+		}
+	}
+}
+
+func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error) {
+	url := s.DatabaseURL
+	if url == "" {
+		var err error
+		if url, err = db.DSNFromEnv(s.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	if url == "" {
+		return nil, errors.New("no database: set --database-url, DATABASE_URL or KEB's APP_DATABASE_HOST, APP_DATABASE_USER, APP_DATABASE_PASSWORD, APP_DATABASE_NAME")
+	}
+	c := s.Config.Database
+	store, err := db.Open(ctx, url, db.Options{
+		Schema: c.Schema, ConnectTimeout: c.ConnectTimeout.Duration, StatementTimeout: c.StatementTimeout.Duration,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to KEB's database (check the URL, the credentials and that the server is reachable): %w", err)
+	}
+	if migrate {
+		if err := store.Migrate(ctx); err != nil {
+			_ = store.Close()
+			return nil, fmt.Errorf("migrating schema %q (the job's role must own it or be allowed to create it): %w", c.Schema, err)
+		}
+	}
+	return store, nil
+}
+
+func openGardener(s Settings) (jobs.Gardener, error) {
+	if s.Gardener != nil {
+		return s.Gardener, nil
+	}
+	cfg := s.RESTConfig
+	if cfg == nil {
+		var err error
+		if cfg, err = gardener.RESTConfig(s.Kubeconfig); err != nil {
+			return nil, fmt.Errorf("cannot reach Gardener: %w", err)
+		}
+	}
+	c := s.Config.Gardener
+	client, err := gardener.NewClient(cfg, s.Config.Namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
+	if err != nil {
+		return nil, err
+	}
+	return &gardenerPort{client: client, log: s.Log}, nil
+}

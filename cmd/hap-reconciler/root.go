@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/kyma-project/hap-reconciler/config"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	configFile  string
+	kubeconfig  string
+	namespace   string
+	databaseURL string
+	logLevel    string
+
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	g := &globals{getenv: getenv, stdout: stdout, stderr: stderr}
+	root := &cobra.Command{
+		Use:   "hap-reconciler",
+		Short: "Keeps KEB's Hyperscaler Account Pool honest and cheap",
+		Long: `hap-reconciler runs beside KEB (Kyma Environment Broker). It compares KEB's
+database with the shoots Gardener really has (drift), precomputes the ranked
+candidate table provisioning reads in one query (candidates), gives bindings
+that hold nothing back to the pool (release), and exposes the pool's metrics.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	f := root.PersistentFlags()
+	f.StringVar(&g.configFile, "config", "", "configuration file (YAML); defaults apply to every key it leaves out")
+	f.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of the Gardener project; empty: $KUBECONFIG, else in-cluster")
+	f.StringVar(&g.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides `namespace` in the file)")
+	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
+	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+
+	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), versionCmd(g))
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "hap-reconciler:", err)
+	}
+	return exitCode(err)
+}
+
+// load reads the configuration and applies the flags that override it.
+func (g *globals) load() (config.Config, error) {
+	cfg, err := config.Load(g.configFile)
+	if err != nil {
+		return cfg, err
+	}
+	if g.namespace != "" {
+		cfg.Namespace = g.namespace
+	}
+	return cfg, nil
+}
+
+func (g *globals) requireNamespace(cfg config.Config) error {
+	if strings.TrimSpace(cfg.Namespace) == "" {
+		return usageError{fmt.Errorf("no Gardener namespace: set --namespace or `namespace` in the configuration file")}
+	}
+	return nil
+}
+
+// logger writes zap JSON to stderr.
+func (g *globals) logger() (*zap.Logger, error) {
+	level, err := zapcore.ParseLevel(g.logLevel)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)}
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.AddSync(g.stderr), level)
+	return zap.New(core), nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/jobs"
+)
+
+func runCmd(g *globals) *cobra.Command {
+	var (
+		jobList        string
+		dryRun         bool
+		pushgatewayURL string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the jobs once (for the CronJob) and exit",
+		Long: `Gathers the fleet once (every credentials binding and shoot of the namespace,
+page by page, and the per-binding counts of KEB's database) and runs the
+selected jobs on it. Exits 0 on success, also when another run holds the
+landscape's lock (it then does nothing); 1 when a job failed; 2 on bad flags or
+configuration. A run that could not see the whole picture changes nothing.`,
+		Example: `  hap-reconciler run --config config.yaml --namespace garden-kyma-prod
+  hap-reconciler run --jobs drift,candidates --dry-run
+  hap-reconciler run --pushgateway-url http://pushgateway.monitoring:9091`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			selected, err := jobs.ParseJobs(jobList)
+			if err != nil {
+				return usageError{err}
+			}
+			env, err := g.open(cmd.Context(), openForRun)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			if pushgatewayURL == "" {
+				pushgatewayURL = env.Config.Metrics.PushgatewayURL
+			}
+			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dryRun})
+			if errors.Is(err, jobs.ErrLockHeld) {
+				env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
+				return nil
+			}
+			if pushgatewayURL != "" {
+				if perr := env.Metrics.Push(cmd.Context(), pushgatewayURL, env.Config.Namespace); perr != nil {
+					env.Log.Error("pushing metrics to the Pushgateway failed; the run's work stands",
+						zap.String("pushgateway", pushgatewayURL), zap.Error(perr))
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("run failed: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: drift,candidates,release,metrics (default all)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "decide and report everything, change no binding (would-releases are still audited)")
+	cmd.Flags().StringVar(&pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
+	return cmd
+}

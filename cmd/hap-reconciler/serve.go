@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/robfig/cron/v3"
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/jobs"
+)
+
+// shutdownGrace is how long a running job may go on after SIGTERM before its
+// context is cancelled; every job leaves things consistent when cancelled.
+const shutdownGrace = 45 * time.Second
+
+func serveCmd(g *globals) *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run each job on its own cron schedule and serve /metrics, /healthz and /readyz",
+		Long: `Runs as a long-lived process: each job runs on its schedule from the
+configuration (schedules.*), never overlapping itself or another job of this
+process, and across pods only one run per landscape holds the lock. SIGTERM
+stops scheduling and lets the running job finish (or cancels it after a grace
+period, which leaves everything consistent).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := g.open(cmd.Context(), openForServe)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			if listen == "" {
+				listen = env.Config.Metrics.Listen
+			}
+			return serve(cmd.Context(), env, listen)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
+	return cmd
+}
+
+func serve(ctx context.Context, env *environment, listen string) error {
+	env.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var ready atomic.Bool
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(env.Metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return usageError{fmt.Errorf("--listen %s: %w", listen, err)}
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			env.Log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	env.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+
+	// Jobs outlive SIGTERM by the grace period, then are cancelled.
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+	scheduler, err := schedule(jobCtx, env)
+	if err != nil {
+		return err
+	}
+	scheduler.Start()
+	ready.Store(true)
+
+	<-ctx.Done()
+	env.Log.Info("stopping: no new runs are scheduled; waiting for the running job")
+	ready.Store(false)
+	stopped := scheduler.Stop()
+	select {
+	case <-stopped.Done():
+	case <-time.After(shutdownGrace):
+		env.Log.Warn("running job did not finish within the grace period; cancelling it")
+		cancelJobs()
+		<-stopped.Done()
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// schedule registers each job on its own schedule. Jobs of this process run
+// one at a time (they share the landscape's lock), and a job whose previous
+// run is still going is skipped rather than queued.
+func schedule(ctx context.Context, env *environment) (*cron.Cron, error) {
+	logger := cronLogger{env.Log}
+	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
+	var oneAtATime sync.Mutex
+	s := env.Config.Schedules
+	for job, spec := range map[string]string{
+		jobs.JobDrift: s.Drift, jobs.JobCandidates: s.Candidates, jobs.JobRelease: s.Release, jobs.JobMetrics: s.Metrics,
+	} {
+		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() {
+			oneAtATime.Lock()
+			defer oneAtATime.Unlock()
+			err := env.Runner.Run(ctx, jobs.Options{Jobs: []string{job}})
+			switch {
+			case errors.Is(err, jobs.ErrLockHeld):
+				env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))
+			case err != nil:
+				env.Log.Error("scheduled run failed", zap.String("job", job), zap.Error(err))
+			}
+		}))
+		if _, err := c.AddJob(spec, run); err != nil {
+			return nil, usageError{fmt.Errorf("schedules.%s: %q: %w", job, spec, err)}
+		}
+	}
+	return c, nil
+}
+
+// cronLogger routes robfig/cron's logs to zap.
+type cronLogger struct{ log *zap.Logger }
+
+func (l cronLogger) Info(msg string, kv ...any) { l.log.Debug(msg, zap.Any("details", kv)) }
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.log.Error(msg, zap.Error(err), zap.Any("details", kv))
+}

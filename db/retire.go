@@ -1,0 +1,44 @@
+package db
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+)
+
+// RetireCandidate withdraws a binding about to be released from the picks
+// provisioning makes, unless something uses it: it returns the active
+// instances plus reservations on the binding, and only when that is zero
+// marks its candidate row not selectable.
+//
+// The candidate row is locked first (FOR UPDATE), the way a pick locks it, so
+// a pick either committed before and its reservation is counted here, or it
+// waits and then finds the row no longer selectable. A binding without a
+// candidate row cannot be picked at all; the counts still decide.
+func (s *Store) RetireCandidate(ctx context.Context, binding string) (inUse int, err error) {
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SELECT 1 FROM "+s.table("binding_candidates")+" WHERE binding_name = ? FOR UPDATE", binding).Error; err != nil {
+			return fmt.Errorf("lock candidate row: %w", err)
+		}
+		if inUse, err = s.inUse(tx, binding); err != nil || inUse > 0 {
+			return err
+		}
+		return tx.Exec("UPDATE "+s.table("binding_candidates")+" SET selectable = false WHERE binding_name = ?", binding).Error
+	})
+	return inUse, s.wrap(fmt.Sprintf("retire candidate %q", binding), err)
+}
+
+// InUse counts the active instances and reservations on a binding, changing
+// nothing: what a dry run checks instead of retiring.
+func (s *Store) InUse(ctx context.Context, binding string) (int, error) {
+	n, err := s.inUse(s.db.WithContext(ctx), binding)
+	return n, s.wrap(fmt.Sprintf("count use of binding %q", binding), err)
+}
+
+func (s *Store) inUse(tx *gorm.DB, binding string) (int, error) {
+	var n int
+	err := tx.Raw(`SELECT (SELECT count(*) FROM instances WHERE subscription_secret_name = ? AND `+activeInstance+`)
+	     + (SELECT count(*) FROM `+s.table("binding_reservations")+` WHERE binding_name = ?)`, binding, binding).Scan(&n).Error
+	return n, err
+}

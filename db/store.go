@@ -1,0 +1,157 @@
+// Package db is the job's PostgreSQL adapter: it reads KEB's instances
+// table, which it never writes, and keeps the job's own tables in a schema of
+// its own (hap by default).
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+)
+
+// Defaults of Options.
+const (
+	DefaultSchema           = "hap"
+	DefaultConnectTimeout   = 10 * time.Second
+	DefaultStatementTimeout = 60 * time.Second
+	DefaultMaxOpenConns     = 4
+)
+
+// AllGlobalAccounts selects the rows of every global account in the report
+// queries, where "" already means the shared pools.
+const AllGlobalAccounts = hap.AllGlobalAccounts
+
+// Options tune a Store. Zero values take the defaults above.
+type Options struct {
+	// Schema holds the job's tables.
+	Schema           string
+	ConnectTimeout   time.Duration
+	StatementTimeout time.Duration
+	// MaxOpenConns bounds the pool; the run lock keeps one connection for
+	// the whole run, so fewer than two would starve everything else.
+	MaxOpenConns int
+}
+
+// Store is an open database.
+type Store struct {
+	db     *gorm.DB
+	sqlDB  *sql.DB
+	schema string
+	// secrets are the password's spellings, kept to scrub them from every
+	// error this package returns.
+	secrets []string
+}
+
+var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Schema == "" {
+		o.Schema = DefaultSchema
+	}
+	if !identifier.MatchString(o.Schema) {
+		return o, fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", o.Schema)
+	}
+	durations := []struct {
+		field string
+		value *time.Duration
+		def   time.Duration
+	}{
+		{"connect timeout", &o.ConnectTimeout, DefaultConnectTimeout},
+		{"statement timeout", &o.StatementTimeout, DefaultStatementTimeout},
+	}
+	for _, d := range durations {
+		if *d.value < 0 {
+			return o, fmt.Errorf("%s %s: must not be negative", d.field, *d.value)
+		}
+		if *d.value == 0 {
+			*d.value = d.def
+		}
+	}
+	switch {
+	case o.MaxOpenConns == 0:
+		o.MaxOpenConns = DefaultMaxOpenConns
+	case o.MaxOpenConns < 2:
+		return o, fmt.Errorf("max open connections %d: want at least 2", o.MaxOpenConns)
+	}
+	return o, nil
+}
+
+// Open connects to the database at dsn (URL or keyword/value form) and
+// checks that it answers. It neither creates nor migrates anything.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	secrets := passwordsIn(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, scrub(fmt.Errorf("parse database URL %s: %w", Redact(dsn), err), secrets)
+	}
+	secrets = append(secrets, spellings(cfg.Password)...)
+	cfg.ConnectTimeout = opts.ConnectTimeout
+	// A session setting, so it also bounds statements gorm builds.
+	cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "hap-reconciler"
+	}
+	sqlDB := stdlib.OpenDB(*cfg)
+	sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(opts.MaxOpenConns)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, scrub(fmt.Errorf("connect to %s: %w", Redact(dsn), err), secrets)
+	}
+	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), &gorm.Config{
+		// The job logs what matters itself; gorm's own lines would only
+		// repeat statements, with their arguments.
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		DisableAutomaticPing:   true,
+	})
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, scrub(fmt.Errorf("set up gorm on %s: %w", Redact(dsn), err), secrets)
+	}
+	return &Store{db: gdb, sqlDB: sqlDB, schema: opts.Schema, secrets: secrets}, nil
+}
+
+// Close closes every connection.
+func (s *Store) Close() error {
+	return s.wrap("close database", s.sqlDB.Close())
+}
+
+// Schema is the schema holding the job's tables.
+func (s *Store) Schema() string { return s.schema }
+
+// wrap adds context to a driver error and removes any password from it.
+func (s *Store) wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return scrub(fmt.Errorf("%s: %w", op, err), s.secrets)
+}
+
+// table qualifies one of the job's tables with its schema. The schema was
+// validated as a plain identifier, so it needs no quoting.
+func (s *Store) table(name string) string { return s.schema + "." + name }
+
+// advisoryKey derives a lock key from the schema, so two deployments in
+// separate schemas of one database do not exclude each other.
+func (s *Store) advisoryKey(purpose string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("hap-reconciler/" + purpose + "/" + s.schema))
+	return int64(h.Sum64())
+}

@@ -1,0 +1,64 @@
+package gardener
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+)
+
+var (
+	benchOnce      sync.Once
+	benchNamespace string
+	benchShoots    int
+	benchErr       error
+)
+
+// loadBenchLandscape loads a production-sized project (about 2,000 shoots)
+// once for all benchmarks.
+func loadBenchLandscape(b *testing.B) string {
+	benchOnce.Do(func() {
+		ctx := context.Background()
+		benchNamespace, benchErr = kube.NewNamespace(ctx, "bench")
+		if benchErr != nil {
+			return
+		}
+		l := landscape.Generate(landscape.Options{Seed: 2000, GlobalAccounts: 350})
+		benchShoots = len(l.Shoots)
+		start := time.Now()
+		benchErr = landscape.LoadGardener(ctx, kube.Config(), benchNamespace, l, nil)
+		b.Logf("loaded %d shoots and %d bindings in %s", len(l.Shoots), len(l.Bindings), time.Since(start))
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchNamespace
+}
+
+func BenchmarkListShoots(b *testing.B) {
+	ns := loadBenchLandscape(b)
+	c := newClientB(b, ns)
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		stats, err := c.ListShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != benchShoots {
+			b.Fatalf("listed %d shoots in %d pages, want %d", n, stats.Pages, benchShoots)
+		}
+	}
+	b.ReportMetric(float64(benchShoots), "shoots/op")
+}
+
+func newClientB(b *testing.B, ns string) *Client {
+	c, err := NewClient(kube.Config(), ns, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,82 @@
+package gardener
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
+	c := newClient(t, ns, 0)
+
+	read, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := map[string]string{"hyperscalerType": "aws", "dirty": "true"}
+	if err := c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, released); err != nil {
+		t.Fatal(err)
+	}
+	after, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// tenantName is gone: the labels were replaced, not merged.
+	if !reflect.DeepEqual(after.Labels, released) || !after.Dirty || after.Claimed() {
+		t.Fatalf("after update the binding is %+v, want labels %v", after, released)
+	}
+
+	// A second writer still holding the first read loses.
+	err = c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, map[string]string{"hyperscalerType": "aws", "tenantName": "ga-2"})
+	if !IsConflict(err) {
+		t.Fatalf("update with stale resourceVersion: err = %v, want a conflict", err)
+	}
+	unchanged, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(unchanged.Labels, released) || unchanged.ResourceVersion != after.ResourceVersion {
+		t.Fatalf("the refused update changed the binding: %+v, want %+v", unchanged, after)
+	}
+}
+
+func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws"}))
+	err := newClient(t, ns, 0).UpdateBindingLabels(context.Background(), "aws-0001", "", map[string]string{"hyperscalerType": "aws"})
+	if err == nil {
+		t.Fatal("update without resourceVersion succeeded")
+	}
+}
+
+func TestGetBindingReportsBadLabelsAndMissingBindings(t *testing.T) {
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-bad", map[string]any{"hyperscalerType": "aws", "shared": "maybe"}))
+	c := newClient(t, ns, 0)
+	if _, err := c.GetBinding(ctx, "aws-bad"); err == nil {
+		t.Fatal("GetBinding accepted label shared=maybe")
+	}
+	if _, err := c.GetBinding(ctx, "aws-missing"); err == nil {
+		t.Fatal("GetBinding of a missing binding succeeded")
+	}
+}
+
+func TestNewClientRejectsBadArguments(t *testing.T) {
+	cfg := kube.Config()
+	cases := map[string]func() (*Client, error){
+		"nil config":        func() (*Client, error) { return NewClient(nil, "ns", 0) },
+		"empty namespace":   func() (*Client, error) { return NewClient(cfg, "", 0) },
+		"negative page":     func() (*Client, error) { return NewClient(cfg, "ns", -1) },
+		"zero timeout":      func() (*Client, error) { return NewClient(cfg, "ns", 0, WithRequestTimeout(0)) },
+		"negative restarts": func() (*Client, error) { return NewClient(cfg, "ns", 0, WithMaxRestarts(-1)) },
+	}
+	for name, newClient := range cases {
+		if _, err := newClient(); err == nil {
+			t.Errorf("%s: NewClient succeeded", name)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// ListStats tells what one list did.
+type ListStats struct {
+	// Pages counts every page request, those of abandoned attempts included.
+	Pages int
+	// Objects counts the objects handed over since the last reset: what the
+	// caller holds when the list succeeds.
+	Objects int
+	// Restarts counts the times the list started over after its continue
+	// token expired.
+	Restarts int
+}
+
+// ErrTooManyRestarts ends a list whose continue token kept expiring.
+var ErrTooManyRestarts = errors.New("list restarted too often")
+
+// page is one list response, decoded only as far as T needs.
+type page[T any] struct {
+	Metadata struct {
+		Continue string `json:"continue"`
+	} `json:"metadata"`
+	Items []T `json:"items"`
+}
+
+// listPaged hands every object of res to each, one page at a time.
+//
+// A continue token can expire mid-list (410 Gone once etcd compacted past
+// the list's revision). The list then starts over from the first page, after
+// calling onReset: the caller drops what it received so far, and so ends up
+// with every object exactly once, while nothing here holds more than one page.
+// Any other error ends the list: a partial list must never pass for a whole.
+func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func(), each func(T) error) (ListStats, error) {
+	var stats ListStats
+	token := ""
+	for {
+		body, err := c.getPage(ctx, res, token)
+		stats.Pages++
+		if err != nil {
+			if token == "" || !isExpired(err) {
+				return stats, fmt.Errorf("list %s in namespace %s, page %d: %w", res.name, c.namespace, stats.Pages, err)
+			}
+			if stats.Restarts >= c.maxRestarts {
+				return stats, fmt.Errorf("list %s in namespace %s: %w (continue token expired %d times): %w",
+					res.name, c.namespace, ErrTooManyRestarts, stats.Restarts+1, err)
+			}
+			stats.Restarts++
+			stats.Objects = 0
+			onReset()
+			token = ""
+			continue
+		}
+		var p page[T]
+		if err := json.Unmarshal(body, &p); err != nil {
+			return stats, fmt.Errorf("decode %s page %d: %w", res.name, stats.Pages, err)
+		}
+		for _, item := range p.Items {
+			if err := each(item); err != nil {
+				return stats, err
+			}
+			stats.Objects++
+		}
+		if p.Metadata.Continue == "" {
+			return stats, nil
+		}
+		token = p.Metadata.Continue
+		if c.betweenPages != nil {
+			if err := c.betweenPages(ctx, res.name, stats.Pages); err != nil {
+				return stats, fmt.Errorf("list %s after page %d: %w", res.name, stats.Pages, err)
+			}
+		}
+	}
+}
+
+func (c *Client) getPage(ctx context.Context, res resource, token string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
+	defer cancel()
+	req := res.client.Get().Namespace(c.namespace).Resource(res.name).
+		Param("limit", strconv.FormatInt(c.pageSize, 10))
+	if token != "" {
+		req = req.Param("continue", token)
+	}
+	return req.Do(ctx).Raw()
+}
+
+func isExpired(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}

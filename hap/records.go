@@ -1,0 +1,54 @@
+package hap
+
+import "time"
+
+// AllGlobalAccounts selects every GA in store queries, where "" already
+// means the shared pools.
+const AllGlobalAccounts = "*"
+
+// InstanceRead is one consistent read of KEB's database.
+type InstanceRead struct {
+	Counts []InstanceCount
+	// TakenAt is the database's now() of the reading transaction.
+	TakenAt time.Time
+	// Absorbed are the instance ids of reservations whose instance the
+	// counts already include: they must not be counted a second time.
+	Absorbed []string
+}
+
+// OpenFinding is a drift finding as stored: not resolved yet, with when runs
+// first and last produced it.
+type OpenFinding struct {
+	Finding
+	FirstSeen time.Time
+	LastSeen  time.Time
+}
+
+// StoredCandidate is a row of the candidate table as stored.
+type StoredCandidate struct {
+	Candidate
+	// Reserved counts the picks made since the table was computed whose
+	// instances KEB's table did not show yet.
+	Reserved   int
+	ComputedAt time.Time
+}
+
+// Outcomes of a release decision, as the release audit records them.
+const (
+	OutcomeReleased     = "released"
+	OutcomeWouldRelease = "would_release" // a dry run's decision
+	OutcomeConflict     = "conflict"      // the binding changed under the update
+	OutcomeAborted      = "aborted"       // the update or the fresh look failed
+)
+
+// ReleaseRecord is one release decision and what came of it.
+type ReleaseRecord struct {
+	BindingName     string
+	GlobalAccountID string
+	Pool            Pool
+	Mode            string
+	Reason          string
+	DryRun          bool
+	Outcome         string
+	At              time.Time
+}

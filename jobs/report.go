@@ -1,0 +1,155 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+)
+
+// Report is what `hap-reconciler report` prints: per GA and pool, every
+// candidate binding with its counts, limit, rank and drift, and the findings
+// about bindings that are no candidates (missing, free, dirty).
+type Report struct {
+	Source     string        `json:"source"` // "stored" or "live"
+	ComputedAt time.Time     `json:"computedAt"`
+	Groups     []ReportGroup `json:"groups"`
+	Other      []hap.Finding `json:"otherFindings"`
+}
+
+// ReportGroup is one (GA, pool). GlobalAccountID is empty for a shared pool.
+type ReportGroup struct {
+	GlobalAccountID string      `json:"globalAccountID"`
+	HyperscalerType string      `json:"hyperscalerType"`
+	EUAccess        bool        `json:"euAccess"`
+	Next            string      `json:"next"` // the binding provisioning picks next, or "" to claim a new one
+	ClaimNew        bool        `json:"claimNew"`
+	Rows            []ReportRow `json:"bindings"`
+}
+
+// ReportRow is one candidate binding and its open findings.
+type ReportRow struct {
+	Binding        string   `json:"binding"`
+	DBCount        int      `json:"dbCount"`
+	ShootCount     int      `json:"shootCount"`
+	EffectiveCount int      `json:"effectiveCount"`
+	Limit          *int     `json:"limit"`
+	Headroom       *int     `json:"headroom"`
+	Rank           int      `json:"rank"`
+	Selectable     bool     `json:"selectable"`
+	Drift          []string `json:"drift"`
+}
+
+// StoredReport reads the last run's candidate table and open findings.
+func StoredReport(ctx context.Context, s ReportStore, ga string) (Report, error) {
+	stored, err := s.Candidates(ctx, selector(ga))
+	if err != nil {
+		return Report{}, fmt.Errorf("reading the candidate table: %w", err)
+	}
+	open, err := s.OpenFindings(ctx, selector(ga))
+	if err != nil {
+		return Report{}, fmt.Errorf("reading open drift findings: %w", err)
+	}
+	findings := make([]hap.Finding, len(open))
+	for i, o := range open {
+		findings[i] = o.Finding
+	}
+	rows := make([]hap.Candidate, len(stored))
+	var at time.Time
+	for i, c := range stored {
+		rows[i] = c.Candidate
+		at = c.ComputedAt
+	}
+	rep := BuildReport(rows, findings, ga)
+	rep.Source, rep.ComputedAt = "stored", at
+	return rep, nil
+}
+
+// selector turns the report's GA filter ("" for all) into the store's.
+func selector(ga string) string {
+	if ga == "" {
+		return hap.AllGlobalAccounts
+	}
+	return ga
+}
+
+// LiveReport gathers a fresh snapshot and decides on it, writing nothing.
+func (r *Runner) LiveReport(ctx context.Context, ga string) (Report, error) {
+	f, err := r.Gather(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	p := r.Config.Policy()
+	rep := BuildReport(f.Candidates(p), hap.DecideDrift(f.Tally, p), ga)
+	rep.Source, rep.ComputedAt = "live", r.Now()
+	return rep, nil
+}
+
+// BuildReport groups candidate rows and findings per GA and pool; ga, when
+// set, keeps only that GA.
+func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
+	drift := map[string][]string{}
+	rep := Report{}
+	candidateNames := map[string]bool{}
+	for _, c := range candidates {
+		candidateNames[c.BindingName] = true
+	}
+	for _, f := range findings {
+		if ga != "" && f.GlobalAccountID != ga {
+			continue
+		}
+		if candidateNames[f.BindingName] {
+			drift[f.BindingName] = append(drift[f.BindingName], string(f.Kind))
+			continue
+		}
+		rep.Other = append(rep.Other, f)
+	}
+	type key struct {
+		ga   string
+		pool hap.Pool
+	}
+	groups := map[key]*ReportGroup{}
+	var order []key
+	for _, c := range candidates {
+		if ga != "" && c.GlobalAccountID != ga {
+			continue
+		}
+		k := key{c.GlobalAccountID, c.Pool}
+		g, ok := groups[k]
+		if !ok {
+			g = &ReportGroup{GlobalAccountID: c.GlobalAccountID, HyperscalerType: c.Pool.HyperscalerType, EUAccess: c.Pool.EUAccess, ClaimNew: true}
+			groups[k] = g
+			order = append(order, k)
+		}
+		if c.Rank == 1 && c.Selectable {
+			g.Next, g.ClaimNew = c.BindingName, false
+		}
+		g.Rows = append(g.Rows, ReportRow{
+			Binding: c.BindingName, DBCount: c.DBCount, ShootCount: c.ShootCount, EffectiveCount: c.EffectiveCount,
+			Limit: c.Limit, Headroom: c.Headroom, Rank: c.Rank, Selectable: c.Selectable, Drift: drift[c.BindingName],
+		})
+	}
+	for _, k := range order {
+		g := groups[k]
+		slices.SortFunc(g.Rows, func(a, b ReportRow) int { return cmp.Compare(a.Rank, b.Rank) })
+		rep.Groups = append(rep.Groups, *g)
+	}
+	slices.SortFunc(rep.Groups, func(a, b ReportGroup) int {
+		return cmp.Or(cmp.Compare(a.GlobalAccountID, b.GlobalAccountID), cmp.Compare(a.HyperscalerType, b.HyperscalerType),
+			compareBools(a.EUAccess, b.EUAccess))
+	})
+	return rep
+}
+
+func compareBools(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}

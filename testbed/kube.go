@@ -1,0 +1,216 @@
+// Package testbed runs the real parts the project's tests need on one
+// machine: an etcd with a kube-apiserver serving the Gardener kinds as CRDs,
+// and a throwaway PostgreSQL. Its core API does not depend on package testing,
+// so demos and benchmarks can use it too.
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Kube is a running etcd plus kube-apiserver on 127.0.0.1, with the Gardener
+// CRDs installed and an admin identity. Stop ends both processes and removes
+// every file the test bed wrote.
+type Kube struct {
+	dir            string
+	kubeconfigPath string
+	etcdURL        string
+	readyTimeout   time.Duration
+	apiserverBin   string
+	apiserverArgs  []string
+	apiserverHost  string
+	token          string
+
+	mu        sync.Mutex
+	etcd      *process
+	apiserver *process
+	cfg       *rest.Config
+	stopped   bool
+}
+
+// KubeOption changes how StartKube sets up the test bed.
+type KubeOption func(*kubeOptions)
+
+type kubeOptions struct {
+	baseDir       string
+	readyTimeout  time.Duration
+	apiserverArgs []string
+}
+
+// WithBaseDir puts the test bed's temporary directory under dir instead of
+// /dev/shm (or the system temp dir when /dev/shm is unusable).
+func WithBaseDir(dir string) KubeOption { return func(o *kubeOptions) { o.baseDir = dir } }
+
+// WithReadyTimeout bounds how long each server may take to become ready
+// (default two minutes: a loaded two-core machine is slow to start one).
+func WithReadyTimeout(d time.Duration) KubeOption { return func(o *kubeOptions) { o.readyTimeout = d } }
+
+// WithAPIServerArgs appends flags to the kube-apiserver command line; a later
+// flag overrides an earlier one.
+func WithAPIServerArgs(args ...string) KubeOption {
+	return func(o *kubeOptions) { o.apiserverArgs = append(o.apiserverArgs, args...) }
+}
+
+// StartKube starts etcd and kube-apiserver in a new temporary directory,
+// installing etcd and building kube-apiserver first when they are missing.
+// ctx bounds the start only; the servers run until Stop. On failure nothing
+// is left running and the error carries the tail of the failing server's log.
+func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
+	o := kubeOptions{baseDir: defaultBaseDir(), readyTimeout: 2 * time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	etcdBin, err := ensureBinary(ctx, "etcd", "etcd-server")
+	if err != nil {
+		return nil, err
+	}
+	apiserverBin, err := kubeAPIServerBinary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(o.baseDir, "hap-kube-")
+	if err != nil {
+		return nil, fmt.Errorf("create test bed dir: %w", err)
+	}
+	k := &Kube{dir: dir, readyTimeout: o.readyTimeout, apiserverBin: apiserverBin,
+		kubeconfigPath: filepath.Join(dir, "kubeconfig")}
+	if err := k.start(ctx, etcdBin, o.apiserverArgs); err != nil {
+		return nil, errors.Join(err, k.Stop())
+	}
+	return k, nil
+}
+
+func (k *Kube) start(ctx context.Context, etcdBin string, extraArgs []string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err := k.startEtcd(ctx, etcdBin); err != nil {
+		return err
+	}
+	if err := k.prepareAPIServer(extraArgs); err != nil {
+		return err
+	}
+	if err := k.startFirstAPIServer(ctx); err != nil {
+		return err
+	}
+	if err := writeKubeconfig(k.kubeconfigPath, k.cfg); err != nil {
+		return err
+	}
+	crdCtx, cancel := context.WithTimeout(ctx, k.readyTimeout)
+	defer cancel()
+	return installCRDs(crdCtx, k.cfg)
+}
+
+// Config returns a copy of the admin's client config.
+func (k *Kube) Config() *rest.Config {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return rest.CopyConfig(k.cfg)
+}
+
+// KubeconfigPath is a kubeconfig file for the admin, valid until Stop.
+func (k *Kube) KubeconfigPath() string { return k.kubeconfigPath }
+
+// EtcdURL is etcd's client URL.
+func (k *Kube) EtcdURL() string { return k.etcdURL }
+
+// PIDs returns the process ids of etcd and kube-apiserver as last started.
+func (k *Kube) PIDs() []int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	var pids []int
+	for _, p := range []*process{k.etcd, k.apiserver} {
+		if p != nil {
+			pids = append(pids, p.pid())
+		}
+	}
+	return pids
+}
+
+// NewNamespace creates a namespace named prefix plus a random suffix, so
+// tests sharing one Kube do not see each other's objects.
+func (k *Kube) NewNamespace(ctx context.Context, prefix string) (string, error) {
+	client, err := kubernetes.NewForConfig(k.Config())
+	if err != nil {
+		return "", err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	created, err := client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("create namespace with prefix %q: %w", prefix, err)
+	}
+	return created.Name, nil
+}
+
+// StopAPIServer stops kube-apiserver alone, leaving etcd and the data, so a
+// test can see how clients cope with an unreachable API.
+func (k *Kube) StopAPIServer() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.apiserver == nil {
+		return nil
+	}
+	if done, _ := k.apiserver.exited(); done {
+		return nil
+	}
+	return k.apiserver.stop(5 * time.Second)
+}
+
+// StartAPIServer starts kube-apiserver again after StopAPIServer, on the same
+// address and with the same credentials, and waits until it is ready.
+func (k *Kube) StartAPIServer(ctx context.Context) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return errors.New("test bed already stopped")
+	}
+	if k.apiserver != nil {
+		if done, _ := k.apiserver.exited(); !done {
+			return errors.New("kube-apiserver is already running")
+		}
+	}
+	return k.startAPIServerLocked(ctx)
+}
+
+// Stop ends kube-apiserver and etcd with their process groups and removes the
+// test bed's directory. Calling it again does nothing.
+func (k *Kube) Stop() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.stopped {
+		return nil
+	}
+	k.stopped = true
+	var errs []error
+	for _, p := range []*process{k.apiserver, k.etcd} {
+		if p != nil {
+			errs = append(errs, p.stop(5*time.Second))
+		}
+	}
+	if err := os.RemoveAll(k.dir); err != nil {
+		errs = append(errs, fmt.Errorf("remove test bed dir: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// defaultBaseDir prefers memory-backed /dev/shm: etcd syncs every write to
+// disk, and on a real disk that dominates the time to load a landscape.
+func defaultBaseDir() string {
+	const shm = "/dev/shm"
+	probe, err := os.MkdirTemp(shm, "hap-probe-")
+	if err != nil {
+		return ""
+	}
+	_ = os.Remove(probe)
+	return shm
+}

@@ -1,0 +1,20 @@
+-- KEB's instances table as the hap-reconciler job sees it: the columns it
+-- reads, with KEB's names, types and defaults. There is deliberately no index
+-- on subscription_secret_name, since KEB has none either; the job's queries
+-- must be fine with a sequential scan.
+CREATE TABLE instances (
+    instance_id                    varchar(255) PRIMARY KEY,
+    runtime_id                     varchar(255) NOT NULL,
+    global_account_id              varchar(255) NOT NULL,
+    subscription_global_account_id text         DEFAULT '',
+    sub_account_id                 varchar(255) DEFAULT '',
+    subscription_secret_name       varchar(253) DEFAULT '',
+    provider                       varchar(255) DEFAULT '',
+    provider_region                varchar(32)  DEFAULT '',
+    service_plan_name              varchar(255) DEFAULT '',
+    provisioning_parameters        text         NOT NULL,
+    created_at                     timestamptz  NOT NULL,
+    updated_at                     timestamptz  NOT NULL,
+    deleted_at                     timestamptz  NOT NULL DEFAULT '0001-01-01 00:00:00+00',
+    expired_at                     timestamptz  NULL
+);
