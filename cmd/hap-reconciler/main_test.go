@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+)
+
+// bed is the package's test bed; every test works in a World of its own.
+var bed *testbed.Bed
+
+func TestMain(m *testing.M) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	var err error
+	bed, err = testbed.StartBed(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := bed.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
+	}
+	os.Exit(code)
+}
+
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// scene is a loaded landscape and the flags that point the CLI at it.
+type scene struct {
+	world  *testbed.World
+	config string
+}
+
+// load creates a world, loads l into it and writes cfg as the config file.
+func load(t *testing.T, l *landscape.Landscape, cfg string) *scene {
+	t.Helper()
+	ctx := testContext(t)
+	w, err := bed.NewWorld(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := landscape.LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &scene{world: w, config: path}
+}
+
+// cli runs hap-reconciler in-process against the scene.
+func (s *scene) cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	all := append(args, "--config", s.config, "--namespace", s.world.Namespace,
+		"--kubeconfig", bed.Kube.KubeconfigPath(), "--database-url", s.world.DatabaseURL)
+	code = execute(testContext(t), all, &out, &errOut, func(string) string { return "" })
+	return code, out.String(), errOut.String()
+}
+
+// mustRun runs the CLI and fails the test unless it exits 0.
+func (s *scene) mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := s.cli(t, args...)
+	if code != 0 {
+		t.Fatalf("hap-reconciler %v: exit %d\n%s", args, code, errOut)
+	}
+	return out
+}
+
+func (s *scene) db(t *testing.T) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(testContext(t), s.world.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}

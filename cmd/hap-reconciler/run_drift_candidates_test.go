@@ -1,0 +1,200 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+)
+
+const plantedConfig = `
+hap:
+  multiHyperscalerAccount:
+    allowedGlobalAccounts: ["*"]
+    limits: {default: 3, aws: 5, gcp: 6}
+`
+
+var aws = hap.Pool{HyperscalerType: "aws"}
+
+// planted adds one case of every drift kind to l, with GAs of its own.
+func planted(l *landscape.Landscape) {
+	n := 0
+	cluster := func(ga, binding string, shoot, instance bool) {
+		n++
+		runtime := fmt.Sprintf("rt-planted-%03d", n)
+		if shoot {
+			l.AddShoot(landscape.ShootSpec{BindingName: binding, RuntimeID: runtime, GlobalAccountID: ga, Pool: aws})
+		}
+		if instance {
+			now := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+			l.AddInstance(landscape.Instance{
+				InstanceID: fmt.Sprintf("inst-planted-%03d", n), RuntimeID: runtime, GlobalAccountID: ga,
+				SubscriptionSecretName: binding, Provider: "AWS", ServicePlanName: "aws",
+				ProvisioningParameters: "{}", CreatedAt: now, UpdatedAt: now,
+			})
+		}
+	}
+	l.AddBinding(landscape.BindingSpec{Name: "planted-mismatch", Pool: aws, GlobalAccountID: "ga-one"})
+	cluster("ga-one", "planted-mismatch", true, true)
+	cluster("ga-one", "planted-mismatch", true, false)
+
+	cluster("ga-one", "planted-ghost", true, false)    // shoot on a binding Gardener lacks
+	cluster("ga-two", "planted-vanished", false, true) // instance on a binding Gardener lacks
+
+	l.AddBinding(landscape.BindingSpec{Name: "planted-free", Pool: aws})
+	cluster("ga-one", "planted-free", true, true)
+
+	l.AddBinding(landscape.BindingSpec{Name: "planted-dirty", Pool: aws, GlobalAccountID: "ga-one", Dirty: true})
+	cluster("ga-one", "planted-dirty", false, true)
+	cluster("ga-one", "planted-dirty", false, true)
+
+	l.AddBinding(landscape.BindingSpec{Name: "planted-cross", Pool: aws, GlobalAccountID: "ga-one"})
+	cluster("ga-one", "planted-cross", true, true)
+	cluster("ga-two", "planted-cross", true, true)
+
+	l.AddBinding(landscape.BindingSpec{Name: "planted-full", Pool: aws, GlobalAccountID: "ga-one"})
+	for range 6 {
+		cluster("ga-one", "planted-full", true, true)
+	}
+}
+
+type findingKey struct{ binding, kind, ga string }
+
+func TestRunRecordsEveryDriftAndTheExactCandidateTable(t *testing.T) {
+	l := landscape.Generate(landscape.Options{Seed: 3, GlobalAccounts: 4})
+	planted(l)
+	s := load(t, l, plantedConfig)
+	s.mustRun(t, "run", "--jobs", "drift,candidates")
+
+	cfg := config.Default()
+	if err := config.Parse([]byte(plantedConfig), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	truth := hap.NewTally(l.Snapshot())
+
+	// Findings: every planted kind, and exactly what the decision makes of
+	// the landscape's truth.
+	got := s.openFindings(t)
+	for _, want := range []findingKey{
+		{"planted-mismatch", "count_mismatch", "ga-one"},
+		{"planted-ghost", "shoot_on_missing_binding", ""},
+		{"planted-vanished", "instance_on_missing_binding", "ga-two"},
+		{"planted-free", "free_binding_in_use", ""},
+		{"planted-dirty", "dirty_binding_in_use", "ga-one"},
+		{"planted-cross", "cross_tenant", "ga-two"},
+		{"planted-full", "over_limit", "ga-one"},
+	} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("missing finding %+v", want)
+		}
+	}
+	want := map[findingKey]bool{}
+	for _, f := range hap.DecideDrift(truth, cfg.Policy()) {
+		want[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = true
+	}
+	if !reflect.DeepEqual(keys(got), keys(want)) {
+		t.Errorf("open findings:\n got %v\nwant %v", keys(got), keys(want))
+	}
+
+	// Candidates: exactly the decision on the truth.
+	wantRows := hap.DecideCandidates(truth, cfg.Policy())
+	gotRows := s.candidateRows(t)
+	if !reflect.DeepEqual(gotRows, normalize(wantRows)) {
+		t.Errorf("candidate rows:\n got %v\nwant %v", gotRows, normalize(wantRows))
+	}
+	for _, r := range gotRows {
+		if r.BindingName == "planted-full" && (r.Selectable || *r.Limit != 5) {
+			t.Errorf("a binding over its limit is listed, not selectable: %+v", r)
+		}
+	}
+
+	// A second run keeps first-seen times; a finding that went away is
+	// resolved.
+	firstSeen := s.firstSeen(t, findingKey{"planted-ghost", "shoot_on_missing_binding", ""})
+	s.mustRun(t, "run", "--jobs", "drift")
+	if again := s.firstSeen(t, findingKey{"planted-ghost", "shoot_on_missing_binding", ""}); !again.Equal(firstSeen) {
+		t.Errorf("first seen moved from %s to %s", firstSeen, again)
+	}
+	if _, err := s.db(t).Exec(testContext(t), `UPDATE instances SET deleted_at = now() WHERE subscription_secret_name = 'planted-vanished'`); err != nil {
+		t.Fatal(err)
+	}
+	s.mustRun(t, "run", "--jobs", "drift")
+	var resolved bool
+	err := s.db(t).QueryRow(testContext(t), `SELECT resolved_at IS NOT NULL FROM hap.binding_drift
+		WHERE binding_name = 'planted-vanished' AND kind = 'instance_on_missing_binding'`).Scan(&resolved)
+	if err != nil || !resolved {
+		t.Errorf("finding whose cause went away: resolved=%v, %v", resolved, err)
+	}
+}
+
+func (s *scene) openFindings(t *testing.T) map[findingKey]bool {
+	t.Helper()
+	rows, err := s.db(t).Query(testContext(t), `SELECT binding_name, kind, global_account_id FROM hap.binding_drift WHERE resolved_at IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[findingKey]bool{}
+	for rows.Next() {
+		var k findingKey
+		if err := rows.Scan(&k.binding, &k.kind, &k.ga); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = true
+	}
+	return out
+}
+
+func (s *scene) firstSeen(t *testing.T, k findingKey) time.Time {
+	t.Helper()
+	var at time.Time
+	err := s.db(t).QueryRow(testContext(t), `SELECT first_seen FROM hap.binding_drift
+		WHERE binding_name = $1 AND kind = $2 AND global_account_id = $3 AND resolved_at IS NULL`, k.binding, k.kind, k.ga).Scan(&at)
+	if err != nil {
+		t.Fatalf("first seen of %+v: %v", k, err)
+	}
+	return at
+}
+
+func (s *scene) candidateRows(t *testing.T) []hap.Candidate {
+	t.Helper()
+	rows, err := s.db(t).Query(testContext(t), `SELECT global_account_id, hyperscaler_type, eu_access, binding_name,
+		db_count, shoot_count, effective_count, cluster_limit, headroom, selectable, rank FROM hap.binding_candidates`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []hap.Candidate
+	for rows.Next() {
+		var c hap.Candidate
+		if err := rows.Scan(&c.GlobalAccountID, &c.Pool.HyperscalerType, &c.Pool.EUAccess, &c.BindingName,
+			&c.DBCount, &c.ShootCount, &c.EffectiveCount, &c.Limit, &c.Headroom, &c.Selectable, &c.Rank); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return normalize(out)
+}
+
+func normalize(rows []hap.Candidate) []hap.Candidate {
+	out := slices.Clone(rows)
+	slices.SortFunc(out, func(a, b hap.Candidate) int { return cmp.Compare(a.BindingName, b.BindingName) })
+	return out
+}
+
+func keys[V any](m map[findingKey]V) []findingKey {
+	out := make([]findingKey, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b findingKey) int {
+		return cmp.Or(cmp.Compare(a.binding, b.binding), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ga, b.ga))
+	})
+	return out
+}
