@@ -81,6 +81,15 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (InstanceRead, error) {
 		if err := tx.Raw(countInstancesSQL).Scan(&rows).Error; err != nil {
 			return fmt.Errorf("count active instances: %w", err)
 		}
+		// Before the first migrate there are no reservations to absorb: a
+		// live report then still reads KEB's table, creating nothing.
+		var migrated bool
+		if err := tx.Raw("SELECT to_regclass(?) IS NOT NULL", s.table("binding_reservations")).Scan(&migrated).Error; err != nil {
+			return fmt.Errorf("look for the reservations table: %w", err)
+		}
+		if !migrated {
+			return nil
+		}
 		err := tx.Raw(`SELECT r.instance_id FROM ` + s.table("binding_reservations") + ` r
 			JOIN instances i ON i.instance_id = r.instance_id AND i.subscription_secret_name = r.binding_name
 			ORDER BY r.instance_id`).Scan(&read.Absorbed).Error

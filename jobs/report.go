@@ -49,7 +49,7 @@ func StoredReport(ctx context.Context, s ReportStore, ga string) (Report, error)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading the candidate table: %w", err)
 	}
-	open, err := s.OpenFindings(ctx, selector(ga))
+	open, err := s.OpenFindings(ctx, hap.AllGlobalAccounts)
 	if err != nil {
 		return Report{}, fmt.Errorf("reading open drift findings: %w", err)
 	}
@@ -95,17 +95,21 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 	rep := Report{}
 	candidateNames := map[string]bool{}
 	for _, c := range candidates {
-		candidateNames[c.BindingName] = true
-	}
-	for _, f := range findings {
-		if ga != "" && f.GlobalAccountID != ga {
-			continue
+		if ga == "" || c.GlobalAccountID == ga {
+			candidateNames[c.BindingName] = true
 		}
+	}
+	// A finding belongs to the row of its binding whatever GA it names (a
+	// cross-tenant finding names the foreign GA); the GA filter applies to
+	// the rows, and to findings about bindings that are no candidates.
+	for _, f := range findings {
 		if candidateNames[f.BindingName] {
 			drift[f.BindingName] = append(drift[f.BindingName], string(f.Kind))
 			continue
 		}
-		rep.Other = append(rep.Other, f)
+		if ga == "" || f.GlobalAccountID == ga {
+			rep.Other = append(rep.Other, f)
+		}
 	}
 	type key struct {
 		ga   string
