@@ -2,8 +2,11 @@ package jobs
 
 import (
 	"context"
+	"fmt"
 
 	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/hap"
 )
 
 // candidates ranks, per GA and pool, the bindings provisioning may use and
@@ -14,6 +17,9 @@ func (r *Runner) candidates(ctx context.Context, f *Facts) error {
 	// already counts (f.Absorbed).
 
 	// Decide.
+	if why := hap.CandidatesSuspect(f.Tally); why != "" {
+		return fmt.Errorf("keeping the previous candidate table: %s", why)
+	}
 	rows := f.Candidates(r.Config.Policy())
 	r.beforeAct(JobCandidates)
 
