@@ -45,7 +45,7 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "configuration file (YAML); defaults apply to every key it leaves out")
 	f.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of the Gardener project; empty: $KUBECONFIG, else in-cluster")
-	f.StringVar(&g.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides `namespace` in the file)")
+	f.StringVar(&g.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
 	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 
