@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build test vet testbed-tools kube-apiserver clean
+.PHONY: help build test vet testbed-tools kube-apiserver clean reliability fuzz
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -13,6 +13,22 @@ build: ## build bin/hap-reconciler
 
 test: ## vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
 	bash hack/test.sh
+
+# The long randomized runs; `make test` runs a few of each.
+TRIALS   ?= 200
+CRASHES  ?= 50
+FUZZTIME ?= 30s
+
+reliability: ## race (TRIALS=200) and SIGKILL (CRASHES=50) trials on the real test bed; a failure prints its seed
+	bash hack/ensure-tools.sh
+	bash hack/build-kube-apiserver.sh >/dev/null
+	$(GO) test -count=1 -timeout 120m -run 'TestNoBindingIsReleasedWhileReferenced|TestKilledRunsLeaveNothingHalfDone' -v ./reliability/ \
+		-args -reliability.trials=$(TRIALS) -reliability.crashes=$(CRASHES)
+
+fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs land in testdata/fuzz
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./config/
+	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./hap/
+	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./hap/
 
 vet: ## go vet
 	$(GO) vet ./...

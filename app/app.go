@@ -46,9 +46,12 @@ type Settings struct {
 
 // Env is a wired job, ready to run.
 type Env struct {
-	Config  config.Config
-	Runner  *jobs.Runner
-	Store   *db.Store
+	Config config.Config
+	Runner *jobs.Runner
+	Store  *db.Store
+	// Reports reads the job's tables for a report, saying what to check
+	// when they are missing.
+	Reports jobs.ReportStore
 	Metrics *metrics.Metrics
 	Log     *zap.Logger
 }
@@ -66,7 +69,8 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 			return nil, err
 		}
 		env.Store = store
-		env.Runner.Store, env.Runner.Locker = store, store
+		env.Reports = explainingReports{ReportStore: store, schema: store.Schema()}
+		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, store
 	}
 	if needs.Gardener {
 		g, err := openGardener(s)
@@ -104,12 +108,12 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 		Schema: c.Schema, ConnectTimeout: c.ConnectTimeout.Duration, StatementTimeout: c.StatementTimeout.Duration,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot connect to KEB's database (check the URL, the credentials and that the server is reachable): %w", err)
+		return nil, explainDatabaseOr(err, c.Schema, "cannot connect to KEB's database (check the URL, the credentials and that the server is reachable)")
 	}
 	if migrate {
 		if err := store.Migrate(ctx); err != nil {
 			_ = store.Close()
-			return nil, fmt.Errorf("migrating schema %q (the job's role must own it or be allowed to create it): %w", c.Schema, err)
+			return nil, explainDatabaseOr(err, c.Schema, fmt.Sprintf("migrating schema %q (the job's role must own it or be allowed to create it)", c.Schema))
 		}
 	}
 	return store, nil
@@ -117,7 +121,7 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 
 func openGardener(s Settings) (jobs.Gardener, error) {
 	if s.Gardener != nil {
-		return s.Gardener, nil
+		return explainingGardener{Gardener: s.Gardener, namespace: s.Config.Namespace}, nil
 	}
 	cfg := s.RESTConfig
 	if cfg == nil {
@@ -131,5 +135,5 @@ func openGardener(s Settings) (jobs.Gardener, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gardenerPort{client: client, log: s.Log}, nil
+	return explainingGardener{Gardener: &gardenerPort{client: client, log: s.Log}, namespace: s.Config.Namespace, host: cfg.Host}, nil
 }

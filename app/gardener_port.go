@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"go.uber.org/zap"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kyma-project/hap-reconciler/gardener"
 	"github.com/kyma-project/hap-reconciler/hap"
@@ -37,6 +38,9 @@ func (p *gardenerPort) UpdateBindingLabels(ctx context.Context, name, resourceVe
 }
 
 func (p *gardenerPort) IsConflict(err error) bool { return gardener.IsConflict(err) }
+
+// IsNotFound sees through the client's wrapping to the API server's status.
+func (p *gardenerPort) IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
 
 func (p *gardenerPort) logList(resource string, s gardener.ListStats, err error) {
 	fields := []zap.Field{zap.String("resource", resource), zap.Int("pages", s.Pages), zap.Int("objects", s.Objects), zap.Int("restarts", s.Restarts)}

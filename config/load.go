@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -126,6 +127,10 @@ func checkKeys(t reflect.Type, node any, path string) error {
 		ft, known := fields[key]
 		at := strings.TrimPrefix(path+"."+key, ".")
 		if !known {
+			if strings.TrimSpace(key) == "" {
+				// Quoted, or the message would name no key at all.
+				at = strings.TrimPrefix(path+"."+strconv.Quote(key), ".")
+			}
 			return &Error{Key: at, Reason: "unknown key"}
 		}
 		if err := checkKeys(ft, value, path+"."+key); err != nil {

@@ -24,12 +24,7 @@ func (c *Client) ListBindings(ctx context.Context, onReset func(), fn func(hap.B
 		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
 	}
 	return listPaged(ctx, c, c.bindings, onReset, func(item bindingItem) error {
-		b, err := item.binding()
-		if err != nil {
-			skipped(hap.Skipped{Kind: credentialsBindingKind, Name: item.Metadata.Name, Reason: err.Error()})
-			return nil
-		}
-		return fn(b)
+		return item.deliver(fn, skipped)
 	})
 }
 
@@ -39,9 +34,9 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 	if name == "" {
 		return hap.Binding{}, errors.New("get credentials binding: name is empty")
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
-	defer cancel()
-	body, err := c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+	body, err := c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
+		return c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+	})
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -41,6 +42,7 @@ type Client struct {
 	requestTimeout time.Duration
 	maxRestarts    int
 	betweenPages   func(ctx context.Context, resource string, page int) error
+	retry          wait.Backoff
 	shoots         resource
 	bindings       resource
 }
@@ -83,12 +85,15 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	if pageSize == 0 {
 		pageSize = DefaultPageSize
 	}
-	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts}
+	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry}
 	for _, opt := range opts {
 		opt(c)
 	}
 	if c.requestTimeout <= 0 {
 		return nil, fmt.Errorf("gardener client: request timeout %s is not positive", c.requestTimeout)
+	}
+	if c.retry.Steps < 1 {
+		return nil, fmt.Errorf("gardener client: retry steps %d, want at least 1", c.retry.Steps)
 	}
 	if c.maxRestarts < 0 {
 		return nil, fmt.Errorf("gardener client: max restarts %d is negative", c.maxRestarts)

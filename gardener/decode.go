@@ -47,3 +47,14 @@ type bindingItem struct {
 func (b bindingItem) binding() (hap.Binding, error) {
 	return hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
 }
+
+// deliver hands the binding to fn or, when a decision could misread its
+// labels, the reason to skipped: every source of bindings skips alike.
+func (b bindingItem) deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
+	hb, err := b.binding()
+	if err != nil {
+		skipped(hap.Skipped{Kind: credentialsBindingKind, Name: b.Metadata.Name, Reason: err.Error()})
+		return nil
+	}
+	return fn(hb)
+}

@@ -20,6 +20,9 @@ type ListStats struct {
 	// Restarts counts the times the list started over after its continue
 	// token expired.
 	Restarts int
+	// ResourceVersion is the list's: a watch started from it misses nothing
+	// the list did not see.
+	ResourceVersion string
 }
 
 // ErrTooManyRestarts ends a list whose continue token kept expiring.
@@ -28,7 +31,8 @@ var ErrTooManyRestarts = errors.New("list restarted too often")
 // page is one list response, decoded only as far as T needs.
 type page[T any] struct {
 	Metadata struct {
-		Continue string `json:"continue"`
+		Continue        string `json:"continue"`
+		ResourceVersion string `json:"resourceVersion"`
 	} `json:"metadata"`
 	Items []T `json:"items"`
 }
@@ -64,6 +68,10 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 		if err := json.Unmarshal(body, &p); err != nil {
 			return stats, fmt.Errorf("decode %s page %d: %w", res.name, stats.Pages, err)
 		}
+		if token == "" {
+			// Later pages are served from the first page's snapshot.
+			stats.ResourceVersion = p.Metadata.ResourceVersion
+		}
 		for _, item := range p.Items {
 			if err := each(item); err != nil {
 				return stats, err
@@ -82,15 +90,17 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 	}
 }
 
+// getPage reads one page, repeating it after transient failures (see
+// readWithRetry); the token stays valid across the attempts.
 func (c *Client) getPage(ctx context.Context, res resource, token string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
-	defer cancel()
-	req := res.client.Get().Namespace(c.namespace).Resource(res.name).
-		Param("limit", strconv.FormatInt(c.pageSize, 10))
-	if token != "" {
-		req = req.Param("continue", token)
-	}
-	return req.Do(ctx).Raw()
+	return c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
+		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
+			Param("limit", strconv.FormatInt(c.pageSize, 10))
+		if token != "" {
+			req = req.Param("continue", token)
+		}
+		return req.Do(ctx).Raw()
+	})
 }
 
 func isExpired(err error) bool {

@@ -39,6 +39,9 @@ const (
 	OutcomeWouldRelease = "would_release" // a dry run's decision
 	OutcomeConflict     = "conflict"      // the binding changed under the update
 	OutcomeAborted      = "aborted"       // the update or the fresh look failed
+	// OutcomeIntent is written right before the label update; a later row
+	// of the binding settles it (see jobs' release intents).
+	OutcomeIntent = "intent"
 )
 
 // ReleaseRecord is one release decision and what came of it.

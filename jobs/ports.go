@@ -17,12 +17,15 @@ type Gardener interface {
 	ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error
 	// ListShoots calls fn for every shoot, with onReset as for ListBindings.
 	ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+	// GetBinding reads one binding; when it does not exist, the error is
+	// one for which IsNotFound is true.
 	GetBinding(ctx context.Context, name string) (hap.Binding, error)
 	// UpdateBindingLabels replaces the labels if the binding still has
 	// resourceVersion; otherwise it fails with an error for which
 	// IsConflict is true.
 	UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error
 	IsConflict(err error) bool
+	IsNotFound(err error) bool
 }
 
 // Store is what the jobs need of PostgreSQL: KEB's instances, read only, and
@@ -43,6 +46,9 @@ type Store interface {
 	// changing nothing: the dry-run twin of RetireCandidate.
 	InUse(ctx context.Context, binding string) (int, error)
 	RecordRelease(ctx context.Context, r hap.ReleaseRecord) error
+	// OpenReleaseIntents returns the newest release intent of each binding
+	// that no later audit row settles (see release_audit.go).
+	OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, error)
 }
 
 // ReportStore reads the job's stored tables for a report.

@@ -22,16 +22,21 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 		r.Log.Info("release is disabled (release.enabled: false)")
 		return nil
 	}
+	if !dryRun {
+		if err := r.settleReleaseIntents(ctx); err != nil {
+			return err
+		}
+	}
 	// Gather: since when each binding has been seen empty.
 	previous, err := r.Store.EmptySince(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading since when bindings have been empty: %w", err)
 	}
 
 	// Decide.
 	plan := hap.DecideRelease(f.Tally, previous, r.Config.ReleaseRules(), r.Now())
 	if err := r.Store.SaveEmptySince(ctx, plan.Sightings); err != nil {
-		return err
+		return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
 	}
 	if plan.GuardTripped != "" {
 		r.Metrics.GuardTripped()
@@ -78,10 +83,11 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 	}
 	shoots, err := r.shootsOn(ctx, ready)
 	if err != nil {
+		errs = append(errs, fmt.Errorf("fresh look at the shoots, nothing released: %w", err))
 		for _, d := range ready {
-			r.audit(ctx, d, dryRun, hap.OutcomeAborted)
+			errs = append(errs, r.audit(ctx, d, dryRun, hap.OutcomeAborted))
 		}
-		return errors.Join(append(errs, fmt.Errorf("fresh look at the shoots, nothing released: %w", err))...)
+		return errors.Join(errs...)
 	}
 	for _, d := range ready {
 		if n := shoots[d.Binding.Name]; n > 0 {
@@ -91,12 +97,10 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 		if dryRun {
 			r.Log.Info("would release binding", zap.String("binding", d.Binding.Name),
 				zap.String("globalAccount", d.Binding.GlobalAccountID), zap.String("reason", d.Reason))
-			r.audit(ctx, d, true, hap.OutcomeWouldRelease)
+			errs = append(errs, r.audit(ctx, d, true, hap.OutcomeWouldRelease))
 			continue
 		}
-		if err := r.releaseOne(ctx, d); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, r.releaseOne(ctx, d))
 	}
 	return errors.Join(errs...)
 }
@@ -104,6 +108,10 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 // recheckBinding returns the live binding, or why it no longer qualifies.
 func (r *Runner) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
 	live, err := r.Gardener.GetBinding(ctx, d.Binding.Name)
+	if r.Gardener.IsNotFound(err) {
+		// Deleted since the snapshot: there is nothing left to give back.
+		return live, "it no longer exists", nil
+	}
 	if err != nil {
 		return live, "", fmt.Errorf("re-reading binding %s: %w", d.Binding.Name, err)
 	}
@@ -143,23 +151,30 @@ func (r *Runner) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[st
 	return counts, err
 }
 
+// releaseOne changes the binding's labels, guarded by the resourceVersion of
+// the re-check. A conflict is no failure: the binding is simply not released
+// this time. A release whose audit row is missing is one: the history must
+// name every account that was given back.
 func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	b := d.Binding
+	if err := r.recordIntent(ctx, d); err != nil {
+		return err
+	}
 	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels, r.Config.Release.Mode))
 	switch {
 	case err == nil:
 		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
 			zap.String("mode", r.Config.Release.Mode), zap.String("reason", d.Reason))
-		r.audit(ctx, d, false, hap.OutcomeReleased)
+		if err := r.audit(ctx, d, false, hap.OutcomeReleased); err != nil {
+			return fmt.Errorf("binding %s was released but the release is not recorded: %w", b.Name, err)
+		}
 		return nil
 	case r.Gardener.IsConflict(err):
 		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
 			zap.String("binding", b.Name), zap.Error(err))
-		r.audit(ctx, d, false, hap.OutcomeConflict)
-		return nil
+		return r.audit(ctx, d, false, hap.OutcomeConflict)
 	}
-	r.audit(ctx, d, false, hap.OutcomeAborted)
-	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
+	return errors.Join(fmt.Errorf("releasing binding %s: %w", b.Name, err), r.audit(ctx, d, false, hap.OutcomeAborted))
 }
 
 // releasedLabels returns the labels a released binding carries: dirty hands
@@ -179,14 +194,15 @@ func (r *Runner) skipRelease(d hap.ReleaseDecision, why string) {
 	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
 }
 
-func (r *Runner) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) {
+// audit counts the outcome and appends it to the release history.
+func (r *Runner) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
 	r.Metrics.Release(r.Config.Release.Mode, outcome)
 	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
 		Mode: r.Config.Release.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
 	})
 	if err != nil {
-		r.Log.Error("writing the release audit row failed", zap.String("binding", d.Binding.Name),
-			zap.String("outcome", outcome), zap.Error(err))
+		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", outcome, d.Binding.Name, err)
 	}
+	return nil
 }

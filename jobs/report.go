@@ -4,7 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
@@ -156,4 +160,61 @@ func compareBools(a, b bool) int {
 		return -1
 	}
 	return 1
+}
+
+// WriteTable prints the report as `hap-reconciler report` shows it: one
+// table of the candidate bindings per GA and pool, then the drift on
+// bindings that are no candidates.
+func (rep Report) WriteTable(out io.Writer) error {
+	fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
+	for _, g := range rep.Groups {
+		ga := g.GlobalAccountID
+		if ga == "" {
+			ga = "(shared)"
+		}
+		pool := g.HyperscalerType
+		if g.EUAccess {
+			pool += " (eu)"
+		}
+		next := g.Next
+		if g.ClaimNew {
+			next = "CLAIM NEW"
+		}
+		for i, r := range g.Rows {
+			if i > 0 {
+				ga, pool, next = "", "", ""
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%t\t%s\n", ga, pool, next, r.Binding, r.Rank,
+				r.DBCount, r.ShootCount, optionalInt(r.Limit), optionalInt(r.Headroom), r.Selectable, dashIfEmpty(strings.Join(r.Drift, ",")))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(rep.Other) == 0 {
+		return nil
+	}
+	fmt.Fprintf(out, "\nDrift on bindings that are no candidates\n\n")
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "BINDING\tKIND\tGLOBAL ACCOUNT\tDB\tSHOOTS\tDETAIL")
+	for _, f := range rep.Other {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", f.BindingName, f.Kind, dashIfEmpty(f.GlobalAccountID), f.DBCount, f.ShootCount, f.Detail)
+	}
+	return w.Flush()
+}
+
+func optionalInt(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.Itoa(*v)
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

@@ -133,6 +133,9 @@ func (r *Runner) runJob(ctx context.Context, job string, f *Facts, opts Options)
 }
 
 func (r *Runner) beforeAct(job string) {
+	// Its timestamp splits the job's time into deciding and acting, for
+	// the benchmark and for anyone reading a slow run's debug log.
+	r.Log.Debug("decided", zap.String("job", job))
 	if r.BeforeAct != nil {
 		r.BeforeAct(job)
 	}

@@ -72,8 +72,7 @@ func load(t *testing.T, l *landscape.Landscape, cfg string) *scene {
 func (s *scene) cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	all := append(args, "--config", s.config, "--namespace", s.world.Namespace,
-		"--kubeconfig", bed.Kube.KubeconfigPath(), "--database-url", s.world.DatabaseURL)
+	all := append(args, s.flags()...)
 	code = execute(testContext(t), all, &out, &errOut, func(string) string { return "" })
 	return code, out.String(), errOut.String()
 }
@@ -96,4 +95,10 @@ func (s *scene) db(t *testing.T) *pgx.Conn {
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
 	return conn
+}
+
+// flags point the CLI at the scene.
+func (s *scene) flags() []string {
+	return []string{"--config", s.config, "--namespace", s.world.Namespace,
+		"--kubeconfig", bed.Kube.KubeconfigPath(), "--database-url", s.world.DatabaseURL}
 }

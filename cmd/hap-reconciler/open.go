@@ -2,8 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/app"
+	"github.com/kyma-project/hap-reconciler/gardener"
+	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
 // environment is the wired job a command works with.
@@ -24,18 +32,34 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 	if err != nil {
 		return nil, err
 	}
-	if needs.Gardener {
-		if err := g.requireNamespace(cfg); err != nil {
-			return nil, err
-		}
-	}
 	log, err := g.logger()
 	if err != nil {
 		return nil, err
 	}
+	var export jobs.Gardener
+	switch {
+	case needs.Gardener && len(g.gardenerFiles) > 0:
+		files, err := gardener.OpenFiles(cfg.Namespace, g.gardenerFiles...)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--gardener-file: %w", err)}
+		}
+		if cfg.Namespace == "" {
+			cfg.Namespace = files.Namespace()
+		}
+		shoots, bindings := files.Counts()
+		log.Info("reading Gardener from export files, not from the API; nothing is written to Gardener",
+			zap.Strings("files", g.gardenerFiles), zap.String("namespace", cfg.Namespace),
+			zap.Int("shoots", shoots), zap.Int("credentialsBindings", bindings))
+		export = files
+	case needs.Gardener:
+		if err := g.requireNamespace(cfg); err != nil {
+			return nil, err
+		}
+	}
 	env, err := app.Open(ctx, app.Settings{
 		Config:      cfg,
 		Kubeconfig:  g.kubeconfig,
+		Gardener:    export,
 		DatabaseURL: g.databaseURL,
 		Getenv:      g.getenv,
 		Log:         log,
@@ -44,4 +68,31 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 		return nil, err
 	}
 	return env, nil
+}
+
+// checkGardenerFiles refuses, before anything runs, what an export cannot
+// do: its bindings cannot be relabelled, so release runs only as a dry run,
+// and it never changes, so serving scheduled runs on it makes no sense.
+func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
+	if len(g.gardenerFiles) == 0 {
+		return nil
+	}
+	switch cmd.Name() {
+	case "serve":
+		return usageError{errors.New("--gardener-file: serve runs the jobs on schedules against the live Gardener API, and an export never changes; " +
+			"use run --dry-run or report --live with an export")}
+	case "report":
+		if live, _ := cmd.Flags().GetBool("live"); !live {
+			return usageError{errors.New("--gardener-file: report reads the job's stored tables unless --live; add --live to decide on the export")}
+		}
+	case "run":
+		list, _ := cmd.Flags().GetString("jobs")
+		dryRun, _ := cmd.Flags().GetBool("dry-run")
+		selected, err := jobs.ParseJobs(list)
+		if err == nil && slices.Contains(selected, jobs.JobRelease) && !dryRun {
+			return usageError{errors.New("--gardener-file: release is refused when reading from an export, which cannot be changed; " +
+				"add --dry-run to see what it would release, or leave it out with --jobs drift,candidates,metrics")}
+		}
+	}
+	return nil
 }

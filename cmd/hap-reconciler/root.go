@@ -20,6 +20,8 @@ type globals struct {
 	namespace   string
 	databaseURL string
 	logLevel    string
+	// gardenerFiles replace the Gardener API with kubectl exports.
+	gardenerFiles []string
 
 	getenv func(string) string
 	stdout io.Writer
@@ -48,6 +50,9 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 	f.StringVar(&g.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
 	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringArrayVar(&g.gardenerFiles, "gardener-file", nil, "read shoots and credentials bindings from `FILE`, the output of "+
+		"kubectl get shoots,credentialsbindings -n NS -o json (or -o yaml), instead of the Gardener API (repeatable; nothing is written to Gardener)")
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.checkGardenerFiles(cmd) }
 
 	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), versionCmd(g))
 	err := root.ExecuteContext(ctx)

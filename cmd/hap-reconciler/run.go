@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -8,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/metrics"
 )
 
 func runCmd(g *globals) *cobra.Command {
@@ -43,14 +45,13 @@ configuration. A run that could not see the whole picture changes nothing.`,
 			}
 			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dryRun})
 			if errors.Is(err, jobs.ErrLockHeld) {
+				// No push either: this run's empty group would replace the
+				// one the run holding the lock is about to push.
 				env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
 				return nil
 			}
 			if pushgatewayURL != "" {
-				if perr := env.Metrics.Push(cmd.Context(), pushgatewayURL, env.Config.Namespace); perr != nil {
-					env.Log.Error("pushing metrics to the Pushgateway failed; the run's work stands",
-						zap.String("pushgateway", pushgatewayURL), zap.Error(perr))
-				}
+				pushMetrics(cmd.Context(), env, pushgatewayURL)
 			}
 			if err != nil {
 				return fmt.Errorf("run failed: %w", err)
@@ -62,4 +63,18 @@ configuration. A run that could not see the whole picture changes nothing.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "decide and report everything, change no binding (would-releases are still audited)")
 	cmd.Flags().StringVar(&pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
+}
+
+// pushMetrics pushes the run's metrics. Whatever goes wrong is logged: the
+// run's work stands, and the next run pushes again.
+func pushMetrics(ctx context.Context, env *environment, url string) {
+	err := env.Metrics.Push(ctx, url, env.Config.Namespace)
+	switch {
+	case errors.Is(err, metrics.ErrNotCarried):
+		env.Log.Warn("pushed the run's metrics, but could not read the previous group from the Pushgateway",
+			zap.String("pushgateway", url), zap.Error(err))
+	case err != nil:
+		env.Log.Error("pushing metrics to the Pushgateway failed; the run's work stands",
+			zap.String("pushgateway", url), zap.Error(err))
+	}
 }

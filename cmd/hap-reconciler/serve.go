@@ -78,7 +78,7 @@ func serve(ctx context.Context, env *environment, listen string) error {
 	// Jobs outlive SIGTERM by the grace period, then are cancelled.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	scheduler, err := schedule(jobCtx, env)
+	scheduler, err := schedule(ctx, jobCtx, env)
 	if err != nil {
 		return err
 	}
@@ -103,8 +103,10 @@ func serve(ctx context.Context, env *environment, listen string) error {
 
 // schedule registers each job on its own schedule. Jobs of this process run
 // one at a time (they share the landscape's lock), and a job whose previous
-// run is still going is skipped rather than queued.
-func schedule(ctx context.Context, env *environment) (*cron.Cron, error) {
+// run is still going is skipped rather than queued. A job that was waiting
+// for another when stopping ended does not start: shutdown waits for the
+// running job only. Jobs run with jobCtx.
+func schedule(stopping, jobCtx context.Context, env *environment) (*cron.Cron, error) {
 	logger := cronLogger{env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
 	var oneAtATime sync.Mutex
@@ -115,7 +117,11 @@ func schedule(ctx context.Context, env *environment) (*cron.Cron, error) {
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() {
 			oneAtATime.Lock()
 			defer oneAtATime.Unlock()
-			err := env.Runner.Run(ctx, jobs.Options{Jobs: []string{job}})
+			if stopping.Err() != nil {
+				env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
+				return
+			}
+			err := env.Runner.Run(jobCtx, jobs.Options{Jobs: []string{job}})
 			switch {
 			case errors.Is(err, jobs.ErrLockHeld):
 				env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))

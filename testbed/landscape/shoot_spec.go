@@ -114,18 +114,14 @@ func shootMeta(r *random, spec ShootSpec, p PoolProfile, created time.Time) meta
 		labels[hap.LabelRuntimeID] = spec.RuntimeID
 	}
 	annotations := map[string]string{
-		"gardener.cloud/created-by":                                           "kyma-infrastructure-manager",
-		"infrastructuremanager.kyma-project.io/runtime-id":                    spec.RuntimeID,
-		"infrastructuremanager.kyma-project.io/licence-type":                  pick(r, []string{"CUSTOMER", "PARTNER", "SAPDEV"}),
-		"shoot.gardener.cloud/infrastructure-cleanup-wait-period-seconds":     "0",
-		"shoot.gardener.cloud/cloud-config-execution-max-delay-seconds":       "300",
-		"authentication.gardener.cloud/issuer":                                "managed",
-		"dns.gardener.cloud/dnsnames":                                         "*",
-		"shoot.gardener.cloud/tasks":                                          "deployInfrastructure,deployDNSRecordInternal",
-		"gardener.cloud/timestamp":                                            created.Add(time.Duration(r.IntN(1000)) * time.Hour).Format(time.RFC3339Nano),
-		"maintenance.shoot.gardener.cloud/needs-retry-operation":              "false",
-		"shoot.gardener.cloud/last-reconcile-operation-triggered-by-gardener": "true",
-		"support.gardener.cloud/description":                                  fmt.Sprintf("Kyma runtime %s of global account %s", spec.RuntimeID, spec.GlobalAccountID),
+		"gardener.cloud/created-by":                          "kyma-infrastructure-manager",
+		"infrastructuremanager.kyma-project.io/runtime-id":   spec.RuntimeID,
+		"infrastructuremanager.kyma-project.io/licence-type": pick(r, []string{"CUSTOMER", "PARTNER", "SAPDEV"}),
+		"authentication.gardener.cloud/issuer":               "managed",
+		"dns.gardener.cloud/dnsnames":                        "*",
+		"shoot.gardener.cloud/tasks":                         "deployInfrastructure,deployDNSRecordInternal",
+		"gardener.cloud/timestamp":                           created.Add(time.Duration(r.IntN(1000)) * time.Hour).Format(time.RFC3339Nano),
+		"support.gardener.cloud/description":                 fmt.Sprintf("Kyma runtime %s of global account %s", spec.RuntimeID, spec.GlobalAccountID),
 	}
 	return metav1.ObjectMeta{
 		Name:              spec.Name,
@@ -154,17 +150,8 @@ func shootExtensions(name string) []gardencorev1beta1.Extension {
 			}},
 		}))},
 		{Type: "shoot-oidc-service"},
-		{Type: "shoot-networking-problemdetector", ProviderConfig: raw(typed("networking-problemdetector.extensions.config.gardener.cloud/v1alpha1", "Configuration", map[string]any{
-			"networkProblemDetector": map[string]any{
-				"defaultPeriod": "1m", "maxPeerNodes": 25, "pingEnabled": false, "k8sExporter": map[string]any{
-					"enabled": true, "heartbeatPeriod": "3m", "minFailingPeerNodeShare": 0.2,
-				},
-			},
-		}))},
-		{Type: "shoot-lakom-service", ProviderConfig: raw(typed("lakom.extensions.gardener.cloud/v1alpha1", "LakomConfig", map[string]any{
-			"scope":                   "KubeSystemManagedByGardener",
-			"trustedKeysResourceName": "lakom-trusted-keys",
-		}))},
+		{Type: "shoot-networking-problemdetector"},
+		{Type: "shoot-lakom-service"},
 		{Type: "shoot-networking-filter", Disabled: ptr(true)},
 	}
 }
@@ -184,69 +171,30 @@ func shootKubernetes(r *random) gardencorev1beta1.Kubernetes {
 			AuditConfig: &gardencorev1beta1.AuditConfig{AuditPolicy: &gardencorev1beta1.AuditPolicy{
 				ConfigMapRef: &corev1.ObjectReference{Name: "audit-policy"},
 			}},
-			EnableAnonymousAuthentication:       ptr(false),
-			Requests:                            &gardencorev1beta1.APIServerRequests{MaxNonMutatingInflight: ptr(int32(400)), MaxMutatingInflight: ptr(int32(200))},
-			Logging:                             &gardencorev1beta1.APIServerLogging{Verbosity: ptr(int32(2)), HTTPAccessVerbosity: ptr(int32(3))},
-			EventTTL:                            &metav1.Duration{Duration: time.Hour},
-			DefaultNotReadyTolerationSeconds:    ptr(int64(300)),
-			DefaultUnreachableTolerationSeconds: ptr(int64(300)),
+			EnableAnonymousAuthentication: ptr(false),
+			Requests:                      &gardencorev1beta1.APIServerRequests{MaxNonMutatingInflight: ptr(int32(400)), MaxMutatingInflight: ptr(int32(200))},
 			AdmissionPlugins: []gardencorev1beta1.AdmissionPlugin{
-				{Name: "PodNodeSelector", Config: raw(map[string]any{"podNodeSelectorPluginConfig": map[string]any{"clusterDefaultNodeSelector": "worker.gardener.cloud/system-components=true"}})},
 				{Name: "EventRateLimit", Disabled: ptr(true)},
-				{Name: "PodSecurity", Config: raw(map[string]any{
-					"apiVersion": "pod-security.admission.config.k8s.io/v1",
-					"kind":       "PodSecurityConfiguration",
-					"defaults": map[string]any{
-						"enforce": "privileged", "enforce-version": "latest",
-						"audit": "baseline", "audit-version": "latest",
-						"warn": "baseline", "warn-version": "latest",
-					},
-					"exemptions": map[string]any{
-						"usernames":      []any{"system:serviceaccount:kyma-system:kyma-operator"},
-						"runtimeClasses": []any{},
-						"namespaces":     []any{"kube-system", "kyma-system", "istio-system", "kube-node-lease", "kube-public"},
-					},
-				})},
+				{Name: "PodSecurity"},
 			},
 		},
 		KubeControllerManager: &gardencorev1beta1.KubeControllerManagerConfig{
 			NodeCIDRMaskSize:       ptr(int32(24)),
 			NodeMonitorGracePeriod: &metav1.Duration{Duration: 40 * time.Second},
-			HorizontalPodAutoscalerConfig: &gardencorev1beta1.HorizontalPodAutoscalerConfig{
-				CPUInitializationPeriod: &metav1.Duration{Duration: 5 * time.Minute},
-				DownscaleStabilization:  &metav1.Duration{Duration: 5 * time.Minute},
-				InitialReadinessDelay:   &metav1.Duration{Duration: 30 * time.Second},
-				SyncPeriod:              &metav1.Duration{Duration: 15 * time.Second},
-				Tolerance:               ptr(0.1),
-			},
 		},
 		KubeScheduler: &gardencorev1beta1.KubeSchedulerConfig{Profile: ptr(gardencorev1beta1.SchedulingProfileBalanced)},
 		KubeProxy:     &gardencorev1beta1.KubeProxyConfig{Mode: ptr(gardencorev1beta1.ProxyModeIPTables), Enabled: ptr(true)},
 		Kubelet:       kubeletConfig(),
 		ClusterAutoscaler: &gardencorev1beta1.ClusterAutoscaler{
 			ScaleDownDelayAfterAdd:        &metav1.Duration{Duration: time.Hour},
-			ScaleDownDelayAfterDelete:     &metav1.Duration{Duration: 0},
-			ScaleDownDelayAfterFailure:    &metav1.Duration{Duration: 3 * time.Minute},
 			ScaleDownUnneededTime:         &metav1.Duration{Duration: 30 * time.Minute},
 			ScaleDownUtilizationThreshold: ptr(0.5),
-			ScanInterval:                  &metav1.Duration{Duration: 10 * time.Second},
 			Expander:                      ptr(gardencorev1beta1.ClusterAutoscalerExpanderLeastWaste),
-			MaxNodeProvisionTime:          &metav1.Duration{Duration: 20 * time.Minute},
-			MaxGracefulTerminationSeconds: ptr(int32(600)),
-			IgnoreDaemonsetsUtilization:   ptr(false),
-			Verbosity:                     ptr(int32(2)),
 		},
 		VerticalPodAutoscaler: &gardencorev1beta1.VerticalPodAutoscaler{
-			Enabled:                      true,
-			EvictAfterOOMThreshold:       &metav1.Duration{Duration: 10 * time.Minute},
-			EvictionRateBurst:            ptr(int32(1)),
-			EvictionRateLimit:            ptr(-1.0),
-			EvictionTolerance:            ptr(0.5),
-			RecommendationMarginFraction: ptr(0.15),
-			UpdaterInterval:              &metav1.Duration{Duration: time.Minute},
-			RecommenderInterval:          &metav1.Duration{Duration: time.Minute},
-			TargetCPUPercentile:          ptr(0.9),
-			TargetMemoryPercentile:       ptr(0.9),
+			Enabled:                true,
+			EvictAfterOOMThreshold: &metav1.Duration{Duration: 10 * time.Minute},
+			UpdaterInterval:        &metav1.Duration{Duration: time.Minute},
 		},
 	}
 }
@@ -337,24 +285,8 @@ func shootWorkers(r *random, shape machineShape, zones []string) []gardencorev1b
 				MachineDrainTimeout:    &metav1.Duration{Duration: 2 * time.Hour},
 				MachineHealthTimeout:   &metav1.Duration{Duration: 10 * time.Minute},
 				MachineCreationTimeout: &metav1.Duration{Duration: 20 * time.Minute},
-				MaxEvictRetries:        ptr(int32(10)),
-				NodeConditions:         []string{"ReadonlyFilesystem", "KernelDeadlock", "DiskPressure"},
 			},
-			ClusterAutoscaler: &gardencorev1beta1.ClusterAutoscalerOptions{
-				ScaleDownUtilizationThreshold: ptr(0.5),
-				ScaleDownUnneededTime:         &metav1.Duration{Duration: 30 * time.Minute},
-				MaxNodeProvisionTime:          &metav1.Duration{Duration: 20 * time.Minute},
-			},
-			Sysctls: map[string]string{
-				"fs.inotify.max_user_instances": "8192", "fs.inotify.max_user_watches": "524288",
-				"net.core.somaxconn": "4096", "vm.max_map_count": "262144",
-			},
-			Kubernetes: &gardencorev1beta1.WorkerKubernetes{Version: ptr(kubernetesVersion), Kubelet: kubeletConfig()},
-			Annotations: map[string]string{
-				"node.machine.sapcloud.io/trigger-deletion-by-mcm":         "false",
-				"cluster-autoscaler.kubernetes.io/scale-down-disabled":     "false",
-				"worker.gardener.cloud/image-version-last-updated-by-kyma": gardenLinux,
-			},
+			Kubernetes: &gardencorev1beta1.WorkerKubernetes{Version: ptr(kubernetesVersion)},
 		}
 		if shape.volumeType != "" {
 			w.Volume = &gardencorev1beta1.Volume{Type: ptr(shape.volumeType), VolumeSize: fmt.Sprintf("%dGi", 50+10*r.IntN(10))}

@@ -1,0 +1,166 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+)
+
+// Floor is the least any job could spend on its inputs: every page of shoots
+// and bindings fetched and thrown away undecoded, and KEB's table scanned by
+// one aggregate, the three at once as a run gathers them.
+type Floor struct {
+	Wall         Seconds `json:"wallSeconds"`
+	Shoots       Fetch   `json:"shoots"`
+	Bindings     Fetch   `json:"bindings"`
+	CountQuery   Seconds `json:"countQuerySeconds"`
+	CountedGroup int     `json:"countedGroups"`
+}
+
+// Fetch is what fetching one kind's pages cost.
+type Fetch struct {
+	Seconds Seconds `json:"seconds"`
+	Pages   int     `json:"pages"`
+	Bytes   int64   `json:"bytes"`
+}
+
+// floorCountSQL is the smallest question KEB's table must answer for the
+// job: active instances per binding. It scans the whole table, as the job's
+// aggregate does, but builds nothing but the counts.
+const floorCountSQL = `SELECT subscription_secret_name, count(*) FROM instances
+WHERE deleted_at = '0001-01-01 00:00:00+00' GROUP BY 1`
+
+// measureFloor fetches the namespace's shoots and bindings page by page with
+// plain GETs and runs the aggregate, all three at once.
+func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, pageSize int64) (Floor, error) {
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return Floor{}, fmt.Errorf("floor: http client: %w", err)
+	}
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return Floor{}, fmt.Errorf("floor: connect: %w", err)
+	}
+	defer conn.Close(context.Background())
+	// Connecting is not part of the floor: the run's pool connects before
+	// it counts too, and its startup is measured apart.
+	if err := conn.Ping(ctx); err != nil {
+		return Floor{}, fmt.Errorf("floor: ping: %w", err)
+	}
+
+	var f Floor
+	g, gctx := errgroup.WithContext(ctx)
+	start := time.Now()
+	g.Go(func() (err error) {
+		f.Shoots, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/core.gardener.cloud/v1beta1/namespaces/"+namespace+"/shoots", pageSize)
+		return err
+	})
+	g.Go(func() (err error) {
+		f.Bindings, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/security.gardener.cloud/v1alpha1/namespaces/"+namespace+"/credentialsbindings", pageSize)
+		return err
+	})
+	g.Go(func() error {
+		t := time.Now()
+		rows, err := conn.Query(gctx, floorCountSQL)
+		if err != nil {
+			return fmt.Errorf("floor: count query: %w", err)
+		}
+		for rows.Next() {
+			f.CountedGroup++
+		}
+		rows.Close()
+		f.CountQuery = since(t)
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("floor: count query: %w", err)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return Floor{}, err
+	}
+	f.Wall = since(start)
+	return f, nil
+}
+
+// fetchPages GETs every page of a list and keeps nothing but the continue
+// token: the cost of moving the bytes, with no decoding on this side.
+func fetchPages(ctx context.Context, client *http.Client, host, path string, pageSize int64) (Fetch, error) {
+	var f Fetch
+	var body bytes.Buffer
+	start := time.Now()
+	token := ""
+	for {
+		q := url.Values{"limit": {strconv.FormatInt(pageSize, 10)}}
+		if token != "" {
+			q.Set("continue", token)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, host+path+"?"+q.Encode(), nil)
+		if err != nil {
+			return f, err
+		}
+		req.Header.Set("Accept", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			return f, fmt.Errorf("floor: GET %s: %w", path, err)
+		}
+		body.Reset()
+		_, err = body.ReadFrom(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			return f, fmt.Errorf("floor: read %s: %w", path, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			return f, fmt.Errorf("floor: GET %s: %s: %s", path, resp.Status, truncate(body.Bytes(), 300))
+		}
+		f.Pages++
+		f.Bytes += int64(body.Len())
+		token, err = continueToken(body.Bytes())
+		if err != nil {
+			return f, fmt.Errorf("floor: %s page %d: %w", path, f.Pages, err)
+		}
+		if token == "" {
+			f.Seconds = since(start)
+			return f, nil
+		}
+	}
+}
+
+// continueToken finds the list's continue token without decoding the page.
+// The API server writes a custom resource list's members in key order, so
+// the list's own metadata comes last, after every item; a token holds only
+// URL-safe base64, so it needs no unescaping.
+func continueToken(page []byte) (string, error) {
+	tail := page[max(0, len(page)-4096):]
+	meta := bytes.LastIndex(tail, []byte(`"metadata":{`))
+	if meta < 0 {
+		return "", errors.New("no list metadata at the end of the page")
+	}
+	tail = tail[meta:]
+	const key = `"continue":"`
+	i := bytes.Index(tail, []byte(key))
+	if i < 0 {
+		return "", nil
+	}
+	rest := tail[i+len(key):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", errors.New("unterminated continue token")
+	}
+	return string(rest[:end]), nil
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "..."
+	}
+	return string(b)
+}

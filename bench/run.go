@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+		"syscall"
+	"time"
+)
+
+// RunFigures is one `hap-reconciler run` (all jobs, release in dry-run),
+// measured from outside as a child process so CPU time and peak RSS are the
+// job's alone.
+type RunFigures struct {
+	Wall     Seconds `json:"wallSeconds"`
+	User     Seconds `json:"userSeconds"`
+	System   Seconds `json:"systemSeconds"`
+	CPU      Seconds `json:"cpuSeconds"`
+	MaxRSSMB float64 `json:"maxRSSMB"`
+	Phases   Phases  `json:"phases"`
+}
+
+// clusterLimit is the clusters per binding both the job and KEB's live path
+// allow: high enough that the picks measured after the runs still find room.
+const clusterLimit = 200
+
+// runConfig is the configuration every measured run and cycle uses: every
+// GA may hold several accounts.
+var runConfig = fmt.Sprintf(`hap:
+  multiHyperscalerAccount:
+    allowedGlobalAccounts: ["*"]
+    limits: {default: %d}
+`, clusterLimit)
+
+// runner starts the real hap-reconciler binary against one world.
+type runner struct {
+	binary     string
+	kubeconfig string
+	namespace  string
+	dbURL      string
+	configPath string
+}
+
+func newRunner(dir, binary, kubeconfig, namespace, dbURL string) (*runner, error) {
+	path := filepath.Join(dir, "config-"+namespace+".yaml")
+	if err := os.WriteFile(path, []byte(runConfig), 0o600); err != nil {
+		return nil, fmt.Errorf("write run config: %w", err)
+	}
+	return &runner{binary: binary, kubeconfig: kubeconfig, namespace: namespace, dbURL: dbURL, configPath: path}, nil
+}
+
+// run executes one `run --dry-run` and reads its rusage and phase logs.
+func (r *runner) run(ctx context.Context) (RunFigures, error) {
+	cmd := exec.CommandContext(ctx, r.binary, "run", "--dry-run",
+		"--config", r.configPath, "--namespace", r.namespace,
+		"--kubeconfig", r.kubeconfig, "--database-url", r.dbURL,
+		// Debug adds the "decided" line each job logs between deciding
+		// and acting, which splits decide from write.
+		"--log-level", "debug")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	// Nothing of the benchmark's environment may point the child
+	// elsewhere: the flags say everything.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w\n%s", err, tailLines(stderr.String(), 20))
+	}
+	end := time.Now()
+	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return RunFigures{}, fmt.Errorf("hap-reconciler run: no rusage on this platform")
+	}
+	phases, err := parsePhases(stderr.Bytes(), start, end)
+	if err != nil {
+		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w", err)
+	}
+	f := RunFigures{
+		Wall:   Seconds(end.Sub(start).Seconds()),
+		User:   timeval(usage.Utime),
+		System: timeval(usage.Stime),
+		// Linux reports ru_maxrss in KiB.
+		MaxRSSMB: float64(usage.Maxrss) / 1024,
+		Phases:   phases,
+	}
+	f.CPU = f.User + f.System
+	return f, nil
+}
+
+func timeval(tv syscall.Timeval) Seconds {
+	return Seconds(float64(tv.Sec) + float64(tv.Usec)/1e6)
+}

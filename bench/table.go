@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// PrintTable writes the report as the tables docs/benchmarks.md shows.
+func PrintTable(w io.Writer, r *Report) error {
+	m := r.Machine
+	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GB memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel, m.GoVersion)
+	fmt.Fprintf(w, "Settings: %d picks per path, median of %d runs and %d watched cycles, page size %d, seed %d\n\n",
+		r.Settings.Picks, r.Settings.Repeats, r.Settings.SteadyCycles, r.Settings.PageSize, r.Settings.Seed)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(cells ...any) {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			parts[i] = fmt.Sprint(c)
+		}
+		fmt.Fprintln(tw, strings.Join(parts, "\t")+"\t")
+	}
+	section := func(title string) {
+		_ = tw.Flush()
+		fmt.Fprintf(w, "\n%s\n", title)
+	}
+
+	section("Landscape")
+	row("size", "shoots", "bindings", "GAs", "instance rows", "active", "served KB/shoot", "load s")
+	for _, s := range r.Sizes {
+		l := s.Landscape
+		row(s.Size.Name, l.Shoots, l.Bindings, l.GlobalAccounts, l.InstanceRows, l.ActiveInstances, f1(l.ServedKBPerShoot), f1(float64(l.LoadSeconds)))
+	}
+
+	section("Full run (child process, all jobs, release dry-run) against the floor")
+	row("size", "run s", "CPU s", "peak RSS MB", "floor s", "run/floor", "gather/floor", "ms per 1000 shoots")
+	for _, s := range r.Sizes {
+		row(s.Size.Name, f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), f2(float64(s.Floor.Wall)),
+			f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.GatherOverFloor)+"x", f0(s.Ratios.RunMillisPer1000Shoots))
+	}
+
+	section("Run phases, seconds (the three reads overlap; floor parts for comparison)")
+	row("size", "startup", "list shoots", "list bindings", "DB counts", "decide", "write", "exit", "floor shoots", "floor bindings", "floor count")
+	for _, s := range r.Sizes {
+		p := s.Run.Phases
+		row(s.Size.Name, f2(float64(p.Startup)), f2(float64(p.ListShoots)), f2(float64(p.ListBindings)), f2(float64(p.ReadDatabase)),
+			f2(float64(p.Decide)), f2(float64(p.Write)), f2(float64(p.Exit)),
+			f2(float64(s.Floor.Shoots.Seconds)), f2(float64(s.Floor.Bindings.Seconds)), f2(float64(s.Floor.CountQuery)))
+	}
+
+	section("serve after the first list: a cycle over all jobs with watched shoots and bindings")
+	row("size", "first fill s", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU")
+	for _, s := range r.Sizes {
+		st := s.Steady
+		row(s.Size.Name, f2(float64(st.FirstFill)), f1(st.CacheHeapMB), f3(float64(st.Wall)), f3(float64(st.CPU)),
+			pct(s.Ratios.SteadyOverRun), pct(s.Ratios.SteadyCPUOverRunCPU))
+	}
+
+	section("Picking a binding: KEB's live path (label LIST + count per binding) against the one-query read, ms")
+	row("size", "picks", "live p50", "live p99", "live max", "1-query p50", "1-query p99", "1-query max", "live/1q p50", "live/1q p99")
+	for _, s := range r.Sizes {
+		lp, oq := s.Picks.LivePath, s.Picks.OneQuery
+		row(s.Size.Name, oq.Picks, f2(float64(lp.P50)), f2(float64(lp.P99)), f2(float64(lp.Max)),
+			f3(float64(oq.P50)), f3(float64(oq.P99)), f3(float64(oq.Max)),
+			f0(s.Ratios.LivePathOverOneQueryP50)+"x", f0(s.Ratios.LivePathOverOneQueryP99)+"x")
+	}
+	_ = tw.Flush()
+
+	fmt.Fprintf(w, "\nTargets\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, t := range r.Targets {
+		verdict := "met"
+		if !t.Met {
+			verdict = "NOT MET"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.What, t.Want, t.Got, verdict)
+	}
+	return tw.Flush()
+}
+
+func f0(x float64) string { return fmt.Sprintf("%.0f", x) }
+func f1(x float64) string { return fmt.Sprintf("%.1f", x) }
+func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
+func f3(x float64) string { return fmt.Sprintf("%.3f", x) }
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }

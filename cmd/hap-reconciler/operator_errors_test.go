@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kyma-project/hap-reconciler/db"
+	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+)
+
+// Each error an operator can meet ends the command with one line that says
+// what to check.
+
+func TestNoAccessToTheNamespaceSaysToCheckRBAC(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	kubeconfig := impersonating(t, "hap-without-rbac")
+	code, _, errOut := execCLI(t, "run", "--config", s.config, "--namespace", s.world.Namespace,
+		"--kubeconfig", kubeconfig, "--database-url", s.world.DatabaseURL)
+	line := oneLine(t, code, errOut)
+	for _, want := range []string{
+		"run failed: the picture is incomplete, nothing was changed: ",
+		`in Gardener project namespace "` + s.world.Namespace + `": check that the job's identity`,
+		"may get, list and watch shoots and credentialsbindings there",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q does not say %q", line, want)
+		}
+	}
+}
+
+func TestWrongDatabaseCredentialsSayToCheckUserAndPassword(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	role, password, wrong := "role_"+s.world.DatabaseName, "the-right-one", "not-the-password-4711"
+	if err := bed.Postgres.CreateRole(testContext(t), role, password); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := execCLI(t, "report", "--config", s.config,
+		"--database-url", bed.Postgres.RoleURL(role, wrong, s.world.DatabaseName))
+	line := oneLine(t, code, errOut)
+	if !strings.HasPrefix(line, "hap-reconciler: KEB's database refused the job's login: check the user and password") {
+		t.Errorf("got %q", line)
+	}
+	if strings.Contains(line, wrong) {
+		t.Errorf("the message shows the password: %q", line)
+	}
+}
+
+func TestMissingSchemaSaysToMigrate(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	code, _, errOut := s.cli(t, "report")
+	line := oneLine(t, code, errOut)
+	if !strings.HasPrefix(line, "hap-reconciler: reading the candidate table: the job's tables are not in schema \"hap\" of this database: "+
+		"run `hap-reconciler migrate` against it first") {
+		t.Errorf("got %q", line)
+	}
+}
+
+func TestGardenerKindsNotServedSaysToCheckTheKubeconfig(t *testing.T) {
+	// A kube-apiserver of its own, whose Gardener CRDs are deleted: the
+	// shared one must keep serving the other tests.
+	kube := testbed.KubeForTest(t)
+	unserveGardenerKinds(t, kube)
+	ns, err := kube.NewNamespace(testContext(t), "garden-nocrds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, tinyLandscape(), plantedConfig)
+	s.mustRun(t, "migrate")
+	code, _, errOut := execCLI(t, "report", "--live", "--config", s.config, "--namespace", ns,
+		"--kubeconfig", kube.KubeconfigPath(), "--database-url", s.world.DatabaseURL)
+	line := oneLine(t, code, errOut)
+	for _, want := range []string{
+		"Gardener at " + kube.Config().Host + " does not serve ",
+		"check that the kubeconfig points at the Gardener API of the project (the garden cluster)",
+	} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q does not say %q", line, want)
+		}
+	}
+}
+
+func TestLockHeldSaysAnotherRunHoldsIt(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	s.mustRun(t, "migrate")
+	holder, err := db.Open(testContext(t), s.world.DatabaseURL, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	release, held, err := holder.TryRunLock(testContext(t))
+	if err != nil || !held {
+		t.Fatalf("taking the lock: held %v, %v", held, err)
+	}
+	defer release()
+	code, _, errOut := s.cli(t, "run")
+	if code != exitOK {
+		t.Fatalf("a run that finds the lock held exits %d, want %d\n%s", code, exitOK, errOut)
+	}
+	line := strings.TrimSpace(errOut)
+	if strings.Contains(line, "\n") || !strings.Contains(line, "another run holds this landscape's lock") {
+		t.Errorf("want one line saying another run holds the lock, got\n%s", errOut)
+	}
+}
+
+// execCLI runs hap-reconciler in-process with exactly args.
+func execCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = execute(testContext(t), args, &out, &errOut, func(string) string { return "" })
+	return code, out.String(), errOut.String()
+}
+
+// oneLine asserts the command failed with exactly one line and returns it.
+func oneLine(t *testing.T, code int, stderr string) string {
+	t.Helper()
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d", code, exitFailed)
+	}
+	line := strings.TrimSpace(stderr)
+	if strings.Contains(line, "\n") || !strings.HasPrefix(line, "hap-reconciler: ") {
+		t.Errorf("want one line starting hap-reconciler:, got\n%s", stderr)
+	}
+	t.Log(line)
+	return line
+}
+
+func tinyLandscape() *landscape.Landscape {
+	return landscape.Generate(landscape.Options{Seed: 1, GlobalAccounts: 1, ShootsPerGlobalAccount: 1, FreeBindingsPerPool: 1})
+}
+
+// impersonating writes a copy of the test bed's kubeconfig whose requests
+// act as user, whom no RBAC rule grants anything.
+func impersonating(t *testing.T, user string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(bed.Kube.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate = user
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// unserveGardenerKinds deletes the Gardener CRDs and waits until the API
+// server answers their lists with 404.
+func unserveGardenerKinds(t *testing.T, kube *testbed.Kube) {
+	t.Helper()
+	ctx := testContext(t)
+	ext, err := apiextensionsclient.NewForConfig(kube.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn, err := dynamic.NewForConfig(kube.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gvr := range []schema.GroupVersionResource{testbed.ShootsResource, testbed.CredentialsBindingsResource} {
+		name := gvr.Resource + "." + gvr.Group
+		if err := ext.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatalf("delete CRD %s: %v", name, err)
+		}
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := dyn.Resource(gvr).Namespace("default").List(ctx, metav1.ListOptions{Limit: 1})
+			return apierrors.IsNotFound(err), nil
+		})
+		if err != nil {
+			t.Fatalf("%s still served after deleting its CRD: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,210 @@
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+)
+
+// watchSource lists and watches one kind for a reflector. Pages and events
+// are decoded straight into the small cached objects, so no full Gardener
+// object is ever built, and it tracks whether the cache may be read.
+type watchSource struct {
+	client *Client
+	res    resource
+	// list pages through the kind, returning the cached objects and the
+	// list's resourceVersion.
+	list func(ctx context.Context) ([]runtime.Object, string, error)
+	// decode turns a watch event's object into a cached object.
+	decode func(raw []byte) (runtime.Object, error)
+	health *health
+}
+
+// ListWithContext is the reflector's (re)list: every page, always a
+// consistent list from the API server, whatever options the reflector asks
+// for. Until the list is done and a watch runs on top of it, the cache is
+// not to be read: it still holds the previous picture, now stale.
+func (s *watchSource) ListWithContext(ctx context.Context, _ metav1.ListOptions) (runtime.Object, error) {
+	s.health.notReady(s.health.generation(), errors.New("listing"))
+	items, resourceVersion, err := s.list(ctx)
+	if err != nil {
+		s.health.notReady(s.health.generation(), err)
+		return nil, err
+	}
+	return &cachedList{ListMeta: metav1.ListMeta{ResourceVersion: resourceVersion}, Items: items}, nil
+}
+
+// WatchWithContext opens a watch from options.ResourceVersion. The reflector
+// calls it only once its store holds a complete list, or to resume after a
+// watch closed, from the last event it applied; so an open watch means the
+// cache is whole and following the API server.
+func (s *watchSource) WatchWithContext(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+	gen := s.health.nextGeneration()
+	req := s.res.client.Get().Namespace(s.client.namespace).Resource(s.res.name).
+		Param("watch", "true").
+		Param("resourceVersion", options.ResourceVersion).
+		Param("allowWatchBookmarks", strconv.FormatBool(options.AllowWatchBookmarks))
+	if options.TimeoutSeconds != nil {
+		req = req.Param("timeoutSeconds", strconv.FormatInt(*options.TimeoutSeconds, 10))
+	}
+	body, err := req.Stream(ctx)
+	if err != nil {
+		err = fmt.Errorf("watch %s in namespace %s: %w", s.res.name, s.client.namespace, err)
+		s.health.notReady(gen, err)
+		return nil, err
+	}
+	s.health.ready(gen)
+	d := &eventDecoder{body: body, json: json.NewDecoder(body), decode: s.decode, ended: func(err error) {
+		s.health.notReady(gen, fmt.Errorf("watch of %s ended: %w", s.res.name, err))
+	}}
+	reporter := apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")
+	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), d, reporter), nil
+}
+
+// List and Watch complete cache.ListerWatcher, which the reflector's
+// constructor asks for; the reflector itself calls the context forms above.
+func (s *watchSource) List(options metav1.ListOptions) (runtime.Object, error) {
+	return s.ListWithContext(context.Background(), options)
+}
+
+func (s *watchSource) Watch(options metav1.ListOptions) (watch.Interface, error) {
+	return s.WatchWithContext(context.Background(), options)
+}
+
+// eventDecoder reads the API server's watch stream: one JSON event after
+// the other, each {"type": ..., "object": ...}.
+type eventDecoder struct {
+	body   io.ReadCloser
+	json   *json.Decoder
+	decode func(raw []byte) (runtime.Object, error)
+	// ended is told why the stream stopped delivering events.
+	ended func(error)
+}
+
+func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
+	var event struct {
+		Type   watch.EventType `json:"type"`
+		Object json.RawMessage `json:"object"`
+	}
+	if err := d.json.Decode(&event); err != nil {
+		d.ended(err)
+		return "", nil, err
+	}
+	switch event.Type {
+	case watch.Error:
+		// Typically 410 Gone: the resourceVersion to resume from was
+		// compacted away. The reflector lists again.
+		status := &metav1.Status{}
+		if err := json.Unmarshal(event.Object, status); err != nil {
+			d.ended(err)
+			return "", nil, fmt.Errorf("decode watch error: %w", err)
+		}
+		d.ended(apierrors.FromObject(status))
+		return watch.Error, status, nil
+	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
+		obj, err := d.decode(event.Object)
+		if err != nil {
+			d.ended(err)
+			return "", nil, err
+		}
+		return event.Type, obj, nil
+	}
+	err := fmt.Errorf("unknown watch event type %q", event.Type)
+	d.ended(err)
+	return "", nil, err
+}
+
+func (d *eventDecoder) Close() { _ = d.body.Close() }
+
+// health says whether a kind's cache may be read: it was filled by a
+// complete list and the watch on top of it is open. Each watch has a
+// generation, so a stale stream ending late cannot mark a newer one broken.
+type health struct {
+	resource string
+	onChange func(resource string, err error)
+
+	mu      sync.Mutex
+	gen     uint64
+	isReady bool
+	stopped bool
+	// why tells why the cache is not ready; nil when it is.
+	why     error
+	changed chan struct{}
+}
+
+func newHealth(resource string, onChange func(resource string, err error)) *health {
+	return &health{resource: resource, onChange: onChange, why: errors.New("not listed yet"), changed: make(chan struct{})}
+}
+
+func (h *health) generation() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gen
+}
+
+func (h *health) nextGeneration() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.gen++
+	return h.gen
+}
+
+func (h *health) ready(gen uint64) { h.set(gen, true, nil) }
+
+func (h *health) notReady(gen uint64, why error) { h.set(gen, false, why) }
+
+// stop marks the cache as never to be read again.
+func (h *health) stop() {
+	h.mu.Lock()
+	h.stopped = true
+	h.mu.Unlock()
+	h.set(h.generation(), false, ErrWatchStopped)
+}
+
+func (h *health) set(gen uint64, ready bool, why error) {
+	h.mu.Lock()
+	if gen != h.gen || (h.stopped && ready) {
+		h.mu.Unlock()
+		return
+	}
+	was := h.isReady
+	h.isReady, h.why = ready, why
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+	if h.onChange != nil && was != ready {
+		h.onChange(h.resource, why)
+	}
+}
+
+// wait returns once the cache may be read, or why it may not when it does
+// not become readable before ctx ends.
+func (h *health) wait(ctx context.Context) error {
+	for {
+		h.mu.Lock()
+		ready, stopped, why, changed := h.isReady, h.stopped, h.why, h.changed
+		h.mu.Unlock()
+		switch {
+		case ready:
+			return nil
+		case stopped:
+			return fmt.Errorf("%s: %w", h.resource, ErrWatchStopped)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("%s cache is not in sync with the API server (%v): %w", h.resource, why, ctx.Err())
+		}
+	}
+}
