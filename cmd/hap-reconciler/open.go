@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -70,9 +69,10 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 	return env, nil
 }
 
-// checkGardenerFiles refuses, before anything runs, what an export cannot
-// do: its bindings cannot be relabelled, so release runs only as a dry run,
-// and it never changes, so serving scheduled runs on it makes no sense.
+// checkGardenerFiles refuses, before anything runs, what an export must not
+// do. An export is for analysis: its bindings cannot be relabelled, and it is
+// a picture of the past, so nothing KEB provisions from may be computed from
+// it; serving scheduled runs on it makes no sense either.
 func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 	if len(g.gardenerFiles) == 0 {
 		return nil
@@ -86,13 +86,8 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 			return usageError{errors.New("--gardener-file: report reads the job's stored tables unless --live; add --live to decide on the export")}
 		}
 	case "run":
-		list, _ := cmd.Flags().GetString("jobs")
-		dryRun, _ := cmd.Flags().GetBool("dry-run")
-		selected, err := jobs.ParseJobs(list)
-		if err == nil && slices.Contains(selected, jobs.JobRelease) && !dryRun {
-			return usageError{errors.New("--gardener-file: release is refused when reading from an export, which cannot be changed; " +
-				"add --dry-run to see what it would release, or leave it out with --jobs drift,candidates,metrics")}
-		}
+		return usageError{errors.New("--gardener-file: run writes the candidate table KEB provisions from and the release clocks, " +
+			"and an export is a picture of the past; analyse it with report --live --gardener-file instead")}
 	}
 	return nil
 }
