@@ -3,13 +3,17 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build test vet testbed-tools kube-apiserver clean reliability fuzz
+.PHONY: help build test vet testbed-tools kube-apiserver clean reliability fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build bin/hap-reconciler
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/hap-reconciler ./cmd/hap-reconciler
+
+demo: ## run every job once on a throwaway landscape, print the report, serve the metrics until Ctrl-C (DEMO_RELEASE=1 releases for real)
+	$(GO) build -o bin/hap-demo ./cmd/hap-demo
+	bin/hap-demo $(DEMO_FLAGS)
 
 test: ## vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
 	bash hack/test.sh
@@ -29,6 +33,16 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./config/
 	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./hap/
+
+# BENCH_SIZES=S,M,L adds the 10,000 and 20,000 shoot landscapes (loading L
+# alone takes several minutes); BENCH_PICKS sets the picks per path.
+BENCH_SIZES ?= S
+BENCH_PICKS ?= 10000
+
+bench: build ## measure run against its floor, KEB's live pick against the one-query read, and serve's watched cycle (BENCH_SIZES=S,M,L)
+	bash hack/ensure-tools.sh
+	bash hack/build-kube-apiserver.sh >/dev/null
+	$(GO) run ./bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
 
 vet: ## go vet
 	$(GO) vet ./...

@@ -30,8 +30,8 @@ type explained struct {
 func (e *explained) Error() string { return e.hint + " (" + e.err.Error() + ")" }
 func (e *explained) Unwrap() error { return e.err }
 
-// Hint returns what to check when err is a failure this package recognised.
-func Hint(err error) (string, bool) {
+// hintOf returns what to check when err is a failure this package recognised.
+func hintOf(err error) (string, bool) {
 	var e *explained
 	if errors.As(err, &e) {
 		return e.hint, true
@@ -138,7 +138,7 @@ func missingSchema(err error, schema string) error {
 }
 
 func alreadyExplained(err error) bool {
-	_, ok := Hint(err)
+	_, ok := hintOf(err)
 	return ok
 }
 

@@ -74,30 +74,35 @@ type instanceCountRow struct {
 func (s *Store) ReadInstanceCounts(ctx context.Context) (InstanceRead, error) {
 	var read InstanceRead
 	var rows []instanceCountRow
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {
-			return fmt.Errorf("read database time: %w", err)
-		}
-		if err := tx.Raw(countInstancesSQL).Scan(&rows).Error; err != nil {
-			return fmt.Errorf("count active instances: %w", err)
-		}
-		// Before the first migrate there are no reservations to absorb: a
-		// live report then still reads KEB's table, creating nothing.
-		var migrated bool
-		if err := tx.Raw("SELECT to_regclass(?) IS NOT NULL", s.table("binding_reservations")).Scan(&migrated).Error; err != nil {
-			return fmt.Errorf("look for the reservations table: %w", err)
-		}
-		if !migrated {
+	// A dropped connection or a server restarting fails an attempt; the
+	// whole read is repeated on a fresh one (see retryRead).
+	err := retryRead(ctx, func() error {
+		read, rows = InstanceRead{}, nil
+		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {
+				return fmt.Errorf("read database time: %w", err)
+			}
+			if err := tx.Raw(countInstancesSQL).Scan(&rows).Error; err != nil {
+				return fmt.Errorf("count active instances: %w", err)
+			}
+			// Before the first migrate there are no reservations to absorb: a
+			// live report then still reads KEB's table, creating nothing.
+			var migrated bool
+			if err := tx.Raw("SELECT to_regclass(?) IS NOT NULL", s.table("binding_reservations")).Scan(&migrated).Error; err != nil {
+				return fmt.Errorf("look for the reservations table: %w", err)
+			}
+			if !migrated {
+				return nil
+			}
+			err := tx.Raw(`SELECT r.instance_id FROM ` + s.table("binding_reservations") + ` r
+				JOIN instances i ON i.instance_id = r.instance_id AND i.subscription_secret_name = r.binding_name
+				ORDER BY r.instance_id`).Scan(&read.Absorbed).Error
+			if err != nil {
+				return fmt.Errorf("find absorbed reservations: %w", err)
+			}
 			return nil
-		}
-		err := tx.Raw(`SELECT r.instance_id FROM ` + s.table("binding_reservations") + ` r
-			JOIN instances i ON i.instance_id = r.instance_id AND i.subscription_secret_name = r.binding_name
-			ORDER BY r.instance_id`).Scan(&read.Absorbed).Error
-		if err != nil {
-			return fmt.Errorf("find absorbed reservations: %w", err)
-		}
-		return nil
-	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+		}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	})
 	if err != nil {
 		return InstanceRead{}, s.wrap("read KEB instances", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
-
 // ReleaseRecord is one release decision and what came of it.
 type ReleaseRecord = hap.ReleaseRecord
 

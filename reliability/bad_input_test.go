@@ -194,7 +194,7 @@ func wantCandidates(l *landscape.Landscape, p hap.Policy) map[string]hap.Candida
 func checkCandidates(t *testing.T, got []candidateRow, want map[string]hap.Candidate, retired ...string) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Errorf("%d candidate rows, want %d", len(got), len(want))
+		t.Errorf("%d candidate rows, want %d:\n got %v\nwant %v", len(got), len(want), got, want)
 	}
 	for _, r := range got {
 		w, ok := want[r.Binding]

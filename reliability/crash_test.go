@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
@@ -53,7 +54,10 @@ func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
 	started := time.Now()
 	s.mustRunBinary(t)
 	typical := time.Since(started)
-	s.restoreClaims(t, initial)
+	// One in-process job for the test's own reads and repairs, so the
+	// trials do not pile up connections.
+	env := s.open(t, time.Now)
+	s.restoreClaims(t, env, initial)
 
 	stats := map[string]int{}
 	for trial := range *crashTrials {
@@ -62,7 +66,7 @@ func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
 		s.exec(t, `UPDATE instances SET deleted_at = CASE WHEN deleted_at = '0001-01-01 00:00:00+00' THEN now()
 			ELSE '0001-01-01 00:00:00+00' END WHERE instance_id = $1`, toggled[rng.IntN(len(toggled))])
 		previous := s.candidates(t)
-		next := s.nextCandidates(t)
+		next := nextCandidates(t, env, s.cfg.Policy())
 		watermark := s.lastAuditID(t)
 
 		marker := ""
@@ -85,8 +89,8 @@ func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
 		}
 
 		s.mustRunBinary(t)
-		s.checkHistoryAgrees(t, seed, outcome, initial, watermark)
-		s.restoreClaims(t, initial)
+		s.checkHistoryAgrees(t, env, seed, outcome, initial, watermark)
+		s.restoreClaims(t, env, initial)
 	}
 	t.Logf("%d kills: %v", *crashTrials, stats)
 }
@@ -132,6 +136,7 @@ func (s *scene) runAndKill(t *testing.T, marker string, delay time.Duration) str
 
 func (s *scene) mustRunBinary(t *testing.T) {
 	t.Helper()
+	s.waitForRunLockFree(t)
 	cmd, out := s.command(testContext(t), "run")
 	if code := exitCode(t, cmd); code != 0 {
 		t.Fatalf("run after a kill: exit %d\n%s", code, out)
@@ -140,15 +145,14 @@ func (s *scene) mustRunBinary(t *testing.T) {
 
 // nextCandidates is the table a run would write now, as the job's own
 // gathering and ranking compute it.
-func (s *scene) nextCandidates(t *testing.T) []candidateRow {
+func nextCandidates(t *testing.T, env *app.Env, policy hap.Policy) []candidateRow {
 	t.Helper()
-	env := s.open(t, time.Now)
 	facts, err := env.Runner.Gather(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []candidateRow
-	for _, c := range facts.Candidates(s.cfg.Policy()) {
+	for _, c := range facts.Candidates(policy) {
 		out = append(out, candidateRow{Binding: c.BindingName, GA: c.GlobalAccountID, Selectable: c.Selectable, Rank: c.Rank, Effective: c.EffectiveCount})
 	}
 	slices.SortFunc(out, func(a, b candidateRow) int { return strings.Compare(a.Binding, b.Binding) })
@@ -186,7 +190,7 @@ func (s *scene) lastAuditID(t *testing.T) int64 {
 // checkHistoryAgrees: after the kill and one complete run, every binding
 // the trial released carries exactly one "released" row, no other binding
 // carries one, and no intent is left unsettled.
-func (s *scene) checkHistoryAgrees(t *testing.T, seed uint64, where string, initial map[string]map[string]string, watermark int64) {
+func (s *scene) checkHistoryAgrees(t *testing.T, env *app.Env, seed uint64, where string, initial map[string]map[string]string, watermark int64) {
 	t.Helper()
 	released := map[string]int{}
 	rows, err := s.db.QueryContext(testContext(t), `SELECT binding_name FROM hap.binding_releases WHERE id > $1 AND outcome = $2`,
@@ -208,7 +212,6 @@ func (s *scene) checkHistoryAgrees(t *testing.T, seed uint64, where string, init
 			t.Errorf("seed %d (killed %s): binding %s: labels %v, %d released row(s) in the history", seed, where, name, labels, released[name])
 		}
 	}
-	env := s.open(t, time.Now)
 	if open, err := env.Store.OpenReleaseIntents(testContext(t)); err != nil || len(open) != 0 {
 		t.Errorf("seed %d: unsettled release intents after a complete run: %v, %v", seed, open, err)
 	}
@@ -216,9 +219,8 @@ func (s *scene) checkHistoryAgrees(t *testing.T, seed uint64, where string, init
 
 // restoreClaims undoes the trial's releases, as the account cleanup and
 // new claims would, so the next trial has bindings to release again.
-func (s *scene) restoreClaims(t *testing.T, initial map[string]map[string]string) {
+func (s *scene) restoreClaims(t *testing.T, env *app.Env, initial map[string]map[string]string) {
 	t.Helper()
-	env := s.open(t, time.Now)
 	for name, labels := range s.bindingLabels(t) {
 		if maps.Equal(labels, initial[name]) {
 			continue
@@ -229,6 +231,32 @@ func (s *scene) restoreClaims(t *testing.T, initial map[string]map[string]string
 		}
 		if err := env.Runner.Gardener.UpdateBindingLabels(context.Background(), name, live.ResourceVersion, initial[name]); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// waitForRunLockFree polls until no session holds an advisory lock in the
+// scene's database: PostgreSQL frees a killed run's lock once it notices
+// the connection is gone, and a run started before that would find the
+// lock held and do nothing.
+func (s *scene) waitForRunLockFree(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
+	defer cancel()
+	for {
+		var held int
+		err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'
+			AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&held)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the killed run's lock was never freed")
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,43 @@ func TestWrongDatabaseCredentialsSayToCheckUserAndPassword(t *testing.T) {
 	}
 	if strings.Contains(line, wrong) {
 		t.Errorf("the message shows the password: %q", line)
+	}
+}
+
+func TestUnreachableOrMissingDatabaseSaysWhatToCheck(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	for _, c := range []struct {
+		name, url, want string
+	}{
+		{"no such database", bed.Postgres.URL("no_such_database"), "hap-reconciler: the database does not exist on that server: check the database name"},
+		{"nothing listens", "postgres://postgres@" + closedAddress(t) + "/broker?sslmode=disable&connect_timeout=5",
+			"hap-reconciler: cannot reach KEB's database: check the host and port"},
+	} {
+		code, _, errOut := execCLI(t, "report", "--config", s.config, "--database-url", c.url)
+		if line := oneLine(t, code, errOut); !strings.HasPrefix(line, c.want) {
+			t.Errorf("%s: got %q", c.name, line)
+		}
+	}
+}
+
+func TestUnreachableGardenerSaysToCheckTheServerAddress(t *testing.T) {
+	s := load(t, tinyLandscape(), plantedConfig)
+	cfg, err := clientcmd.LoadFromFile(bed.Kube.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := "https://" + closedAddress(t)
+	for _, cluster := range cfg.Clusters {
+		cluster.Server = host
+	}
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := execCLI(t, "report", "--live", "--config", s.config, "--namespace", s.world.Namespace,
+		"--kubeconfig", kubeconfig, "--database-url", s.world.DatabaseURL)
+	if line := oneLine(t, code, errOut); !strings.Contains(line, "cannot reach Gardener at "+host+": check the server address in the kubeconfig") {
+		t.Errorf("got %q", line)
 	}
 }
 
@@ -135,6 +173,20 @@ func oneLine(t *testing.T, code int, stderr string) string {
 	}
 	t.Log(line)
 	return line
+}
+
+// closedAddress is a local address nothing listens on.
+func closedAddress(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
 
 func tinyLandscape() *landscape.Landscape {

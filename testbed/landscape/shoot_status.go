@@ -52,7 +52,6 @@ func shootStatus(r *random, name string, p PoolProfile, created time.Time) garde
 		Credentials: &gardencorev1beta1.ShootCredentials{Rotation: &gardencorev1beta1.ShootCredentialsRotation{
 			CertificateAuthorities: &gardencorev1beta1.CARotation{Phase: gardencorev1beta1.RotationCompleted, LastInitiationTime: &rotated, LastCompletionTime: ptr(metav1.NewTime(rotated.Add(26 * time.Hour))), LastInitiationFinishedTime: ptr(metav1.NewTime(rotated.Add(20 * time.Minute)))},
 			ServiceAccountKey:      &gardencorev1beta1.ServiceAccountKeyRotation{Phase: gardencorev1beta1.RotationCompleted, LastInitiationTime: &rotated, LastCompletionTime: ptr(metav1.NewTime(rotated.Add(26 * time.Hour))), LastInitiationFinishedTime: ptr(metav1.NewTime(rotated.Add(20 * time.Minute)))},
-			ETCDEncryptionKey:      &gardencorev1beta1.ETCDEncryptionKeyRotation{Phase: gardencorev1beta1.RotationCompleted, LastInitiationTime: &rotated, LastCompletionTime: ptr(metav1.NewTime(rotated.Add(26 * time.Hour))), LastInitiationFinishedTime: ptr(metav1.NewTime(rotated.Add(20 * time.Minute)))},
 		}},
 		LastMaintenance: &gardencorev1beta1.LastMaintenance{
 			Description:   fmt.Sprintf("Machine image version of worker pool cpu-worker-0 updated to gardenlinux %s, reason: automatic update", gardenLinux),
