@@ -161,6 +161,10 @@ func (g explainingGardener) ListShoots(ctx context.Context, onReset func(), fn f
 	return explainGardener(g.Gardener.ListShoots(ctx, onReset, fn), g.request("shoots", true))
 }
 
+func (g explainingGardener) ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error {
+	return explainGardener(g.Gardener.ListShootsLive(ctx, onReset, fn), g.request("shoots", true))
+}
+
 func (g explainingGardener) GetBinding(ctx context.Context, name string) (hap.Binding, error) {
 	b, err := g.Gardener.GetBinding(ctx, name)
 	return b, explainGardener(err, g.request("credentialsbindings", false))

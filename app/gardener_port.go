@@ -29,6 +29,11 @@ func (p *gardenerPort) ListShoots(ctx context.Context, onReset func(), fn func(h
 	return err
 }
 
+// ListShootsLive is ListShoots: this port always asks the API server.
+func (p *gardenerPort) ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error {
+	return p.ListShoots(ctx, onReset, fn)
+}
+
 func (p *gardenerPort) GetBinding(ctx context.Context, name string) (hap.Binding, error) {
 	return p.client.GetBinding(ctx, name)
 }

@@ -72,7 +72,8 @@ func (e *Env) liveGardener() (*gardenerPort, func(jobs.Gardener) jobs.Gardener, 
 	return nil, nil, fmt.Errorf("watching needs the Gardener API, but this job reads Gardener from %T", e.Runner.Gardener)
 }
 
-// watchedPort lists from the watch caches and does everything else live.
+// watchedPort lists from the watch caches and does everything else live,
+// the release's last look at the shoots (ListShootsLive) included.
 type watchedPort struct {
 	*gardenerPort
 	watcher *gardener.Watcher

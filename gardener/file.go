@@ -138,6 +138,11 @@ func (s *FileSource) ListShoots(ctx context.Context, onReset func(), fn func(hap
 	return nil
 }
 
+// ListShootsLive is ListShoots: an export has no live side to ask.
+func (s *FileSource) ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error {
+	return s.ListShoots(ctx, onReset, fn)
+}
+
 // ListBindings hands every credentials binding of the export to fn, and
 // those whose labels a decision could misread to skipped, as the API
 // client does.

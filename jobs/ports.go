@@ -17,6 +17,10 @@ type Gardener interface {
 	ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error
 	// ListShoots calls fn for every shoot, with onReset as for ListBindings.
 	ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+	// ListShootsLive is ListShoots asked of the API server itself, even where
+	// ListShoots answers from a watch cache: the release's last look before
+	// it acts must not trail a shoot created a moment ago.
+	ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
 	// GetBinding reads one binding; when it does not exist, the error is
 	// one for which IsNotFound is true.
 	GetBinding(ctx context.Context, name string) (hap.Binding, error)

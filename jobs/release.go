@@ -138,7 +138,7 @@ func (r *Runner) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[st
 	for _, d := range ds {
 		counts[d.Binding.Name] = 0
 	}
-	err := r.Gardener.ListShoots(ctx, func() {
+	err := r.Gardener.ListShootsLive(ctx, func() {
 		for name := range counts {
 			counts[name] = 0
 		}

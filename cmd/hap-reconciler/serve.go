@@ -82,6 +82,12 @@ func serve(ctx context.Context, env *environment, listen string) error {
 	if err != nil {
 		return err
 	}
+	// Between runs, shoots and bindings are kept current by watching, so a
+	// scheduled run reads them from memory instead of paging the whole
+	// namespace again. The watch ends with the jobs.
+	if err := env.WatchGardener(jobCtx); err != nil {
+		return err
+	}
 	scheduler.Start()
 	ready.Store(true)
 
