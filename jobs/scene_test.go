@@ -118,14 +118,8 @@ type scene struct {
 func newScene(t *testing.T, l *landscape.Landscape, tune func(*config.Config)) *scene {
 	t.Helper()
 	ctx := testContext(t)
-	w, err := bed.NewWorld(ctx, "release")
+	w, err := landscape.LoadWorld(ctx, bed, "release", l)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()

@@ -1,7 +1,6 @@
 package reliability
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -46,19 +45,7 @@ func runWithBed(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building hap-reconciler:", err)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	bed, err = testbed.StartBed(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
-		return 1
-	}
-	defer func() {
-		if err := bed.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
-		}
-	}()
-	return m.Run()
+	return testbed.RunWithBed(m, &bed)
 }
 
 // firstSeed is the seed of the first randomized trial, printed so a failing

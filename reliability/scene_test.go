@@ -51,14 +51,8 @@ type scene struct {
 func newScene(t *testing.T, l *landscape.Landscape, cfgYAML string) *scene {
 	t.Helper()
 	ctx := testContext(t)
-	w, err := bed.NewWorld(ctx, "rel")
+	w, err := landscape.LoadWorld(ctx, bed, "rel", l)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()

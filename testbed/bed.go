@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
+	"testing"
+	"time"
 )
 
 // Bed is a whole test bed: a kube-apiserver serving the Gardener kinds and a
@@ -56,4 +59,24 @@ func (b *Bed) NewWorld(ctx context.Context, name string) (*World, error) {
 		return nil, err
 	}
 	return &World{Namespace: ns, DatabaseName: dbName, DatabaseURL: url}, nil
+}
+
+// RunWithBed is the body of a TestMain whose package shares one Bed: it
+// starts the Bed into *bed, runs the tests and stops it again, returning the
+// exit code for os.Exit.
+func RunWithBed(m *testing.M, bed **Bed) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	b, err := StartBed(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
+		return 1
+	}
+	*bed = b
+	defer func() {
+		if err := b.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
+		}
+	}()
+	return m.Run()
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,21 +17,7 @@ import (
 // bed is the package's test bed; every test works in a World of its own.
 var bed *testbed.Bed
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	var err error
-	bed, err = testbed.StartBed(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := bed.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
 func testContext(t *testing.T) context.Context {
 	t.Helper()
@@ -51,14 +36,8 @@ type scene struct {
 func load(t *testing.T, l *landscape.Landscape, cfg string) *scene {
 	t.Helper()
 	ctx := testContext(t)
-	w, err := bed.NewWorld(ctx, "cli")
+	w, err := landscape.LoadWorld(ctx, bed, "cli", l)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
