@@ -19,21 +19,7 @@ import (
 
 var pg *testbed.Postgres
 
-func TestMain(m *testing.M) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	var err error
-	pg, err = testbed.StartPostgres(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "start test PostgreSQL: %v\n", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := pg.Stop(); err != nil {
-		fmt.Fprintf(os.Stderr, "stop test PostgreSQL: %v\n", err)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
 
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -80,3 +80,21 @@ func RunWithBed(m *testing.M, bed **Bed) int {
 	}()
 	return m.Run()
 }
+
+// RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
+func RunWithPostgres(m *testing.M, pg **Postgres) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	p, err := StartPostgres(ctx)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting the test PostgreSQL:", err)
+		return 1
+	}
+	*pg = p
+	defer func() {
+		if err := p.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the test PostgreSQL:", err)
+		}
+	}()
+	return m.Run()
+}
