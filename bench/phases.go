@@ -13,7 +13,8 @@ import (
 // they overlap; Startup, Gather, Decide, Write and Exit add up to the wall.
 type Phases struct {
 	// Startup is process start, configuration, connecting, migrating and
-	// taking the run lock: everything before the reads began.
+	// taking the run lock, plus indexing the fleet once read: the time up
+	// to "gathered the fleet" that the longest read does not explain.
 	Startup Seconds `json:"startupSeconds"`
 	// Gather runs from the start of the reads to the fleet being indexed.
 	Gather       Seconds `json:"gatherSeconds"`

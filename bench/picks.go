@@ -35,8 +35,15 @@ type Picks struct {
 	// LivePath is KEB's way today: list the GA's bindings of the pool from
 	// Gardener by label, then count the instances of each in KEB's table
 	// (no index on subscription_secret_name), then take the most populated
-	// binding below the limit.
+	// binding below the limit. The list is sent as KEB sends it, a
+	// consistent read; this test bed's etcd 3.4 cannot confirm the API
+	// server's cache is current, so such a list is read from etcd.
 	LivePath Latency `json:"kebLivePath"`
+	// LivePathCachedList is the same with the list served from the API
+	// server's cache (resourceVersion=0), as an API server on an etcd with
+	// progress notifications serves consistent lists too: the kinder
+	// comparison for KEB, the one the target is judged on.
+	LivePathCachedList Latency `json:"kebLivePathCachedList"`
 	// OneQuery is provisioning.NextBinding on the job's candidate table.
 	OneQuery Latency `json:"oneQuery"`
 	// ClaimNew counts one-query picks that said "claim a new binding".
@@ -81,9 +88,11 @@ func pickRequests(l *landscape.Landscape, n int, seed uint64) []pickRequest {
 	return out
 }
 
-// measurePicks makes n picks on each path, one after another, the way single
-// provisionings arrive.
-func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, l *landscape.Landscape, n int, limit int) (Picks, error) {
+// measurePicks makes the requested picks on each path, one after another, the way single
+// provisionings arrive. A live path stops early once it has used
+// liveBudget: at L its lists make 10,000 picks take hours, and a few
+// thousand already give a stable p99.
+func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, requests []pickRequest, limit int, liveBudget time.Duration) (Picks, error) {
 	db, err := sql.Open("pgx", databaseURL)
 	if err != nil {
 		return Picks{}, fmt.Errorf("picks: open database: %w", err)
@@ -96,18 +105,25 @@ func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	if err != nil {
 		return Picks{}, fmt.Errorf("picks: gardener client: %w", err)
 	}
-	live := livePath{bindings: dyn.Resource(testbed.CredentialsBindingsResource).Namespace(namespace), db: db, limit: limit}
-	requests := pickRequests(l, n+pickWarmUp, 1)
+	bindings := dyn.Resource(testbed.CredentialsBindingsResource).Namespace(namespace)
 
 	var p Picks
-	p.LivePath, err = timePicks(requests, func(i int, r pickRequest) error {
-		_, err := live.pick(ctx, r)
-		return err
-	})
-	if err != nil {
-		return Picks{}, fmt.Errorf("picks: KEB live path: %w", err)
+	for _, path := range []struct {
+		into *Latency
+		live livePath
+	}{
+		{&p.LivePath, livePath{bindings: bindings, db: db, limit: limit}},
+		{&p.LivePathCachedList, livePath{bindings: bindings, db: db, limit: limit, resourceVersion: "0"}},
+	} {
+		*path.into, err = timePicks(requests, liveBudget, func(i int, r pickRequest) error {
+			_, err := path.live.pick(ctx, r)
+			return err
+		})
+		if err != nil {
+			return Picks{}, fmt.Errorf("picks: KEB live path: %w", err)
+		}
 	}
-	p.OneQuery, err = timePicks(requests, func(i int, r pickRequest) error {
+	p.OneQuery, err = timePicks(requests, 0, func(i int, r pickRequest) error {
 		// Fresh instance ids: a retry with the same id would only read
 		// the earlier reservation back.
 		_, claimNew, err := provisioning.NextBinding(ctx, db, provisioning.Request{
@@ -125,13 +141,17 @@ func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	return p, nil
 }
 
-// timePicks runs pick for every request and times all but the warm-up.
-func timePicks(requests []pickRequest, pick func(i int, r pickRequest) error) (Latency, error) {
+// timePicks runs pick for every request and times all but the warm-up. A
+// positive budget ends the measuring once it is used up.
+func timePicks(requests []pickRequest, budget time.Duration, pick func(i int, r pickRequest) error) (Latency, error) {
 	took := make([]time.Duration, 0, len(requests)-pickWarmUp)
 	start := time.Now()
 	for i, r := range requests {
 		if i == pickWarmUp {
 			start = time.Now()
+		}
+		if budget > 0 && i > pickWarmUp && time.Since(start) > budget {
+			break
 		}
 		t := time.Now()
 		if err := pick(i, r); err != nil {
@@ -162,6 +182,8 @@ type livePath struct {
 	bindings dynamic.ResourceInterface
 	db       *sql.DB
 	limit    int
+	// resourceVersion of the list; "" is a consistent read, as KEB's.
+	resourceVersion string
 }
 
 func (k livePath) pick(ctx context.Context, r pickRequest) (string, error) {
@@ -171,7 +193,7 @@ func (k livePath) pick(ctx context.Context, r pickRequest) (string, error) {
 	} else {
 		selector = append(selector, "!"+hap.LabelEUAccess)
 	}
-	list, err := k.bindings.List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ",")})
+	list, err := k.bindings.List(ctx, metav1.ListOptions{LabelSelector: strings.Join(selector, ","), ResourceVersion: k.resourceVersion})
 	if err != nil {
 		return "", fmt.Errorf("list bindings of %s: %w", r.ga, err)
 	}

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -18,23 +19,29 @@ type Report struct {
 
 // Settings are the knobs the figures depend on.
 type Settings struct {
-	Picks        int    `json:"picks"`
-	Repeats      int    `json:"repeats"`
-	SteadyCycles int    `json:"steadyCycles"`
-	PageSize     int64  `json:"pageSize"`
-	Seed         uint64 `json:"seed"`
+	Picks        int     `json:"picks"`
+	LiveBudget   Seconds `json:"livePathBudgetSeconds"`
+	Repeats      int     `json:"repeats"`
+	SteadyCycles int     `json:"steadyCycles"`
+	PageSize     int64   `json:"pageSize"`
+	Seed         uint64  `json:"seed"`
 }
 
 // SizeResult is one landscape's figures, side by side.
 type SizeResult struct {
 	Size      Size             `json:"size"`
 	Landscape LandscapeFigures `json:"landscape"`
-	Run       RunFigures       `json:"run"`
-	RunWalls  []Seconds        `json:"runWallSeconds"`
-	Floor     Floor            `json:"floor"`
-	Steady    Steady           `json:"serveSteadyCycle"`
-	Picks     Picks            `json:"picks"`
-	Ratios    Ratios           `json:"ratios"`
+	// Run and Floor are the medians by wall time.
+	Run        RunFigures `json:"run"`
+	Floor      Floor      `json:"floor"`
+	RunWalls   []Seconds  `json:"runWallSeconds"`
+	FloorWalls []Seconds  `json:"floorWallSeconds"`
+	// Pairs compare each run with the floor taken right after it, which
+	// saw the machine as loaded as the run did.
+	Pairs  []Pair `json:"runFloorPairs"`
+	Steady Steady `json:"serveSteadyCycle"`
+	Picks  Picks  `json:"picks"`
+	Ratios Ratios `json:"ratios"`
 }
 
 // LandscapeFigures describe what was loaded.
@@ -48,16 +55,27 @@ type LandscapeFigures struct {
 	LoadSeconds      Seconds `json:"loadSeconds"`
 }
 
+// Pair is one run against the floor taken right after it.
+type Pair struct {
+	RunOverFloor    float64 `json:"runOverFloor"`
+	GatherOverFloor float64 `json:"gatherOverFloor"`
+}
+
 // Ratios put the figures of one size side by side.
 type Ratios struct {
-	// RunOverFloor is the whole run's wall time over the floor's.
+	// RunOverFloor is the median over the pairs of the whole run's wall
+	// time over the floor's: on a shared machine the load drifts, and a
+	// pair sees the same load.
 	RunOverFloor float64 `json:"runOverFloor"`
 	// GatherOverFloor compares only the run's reading with the floor.
 	GatherOverFloor float64 `json:"gatherOverFloor"`
 	// LivePathOverOneQuery compares KEB's live path with the one-query
-	// read, at the median and at p99.
-	LivePathOverOneQueryP50 float64 `json:"livePathOverOneQueryP50"`
-	LivePathOverOneQueryP99 float64 `json:"livePathOverOneQueryP99"`
+	// read, at the median and at p99; Cached for its list served from the
+	// API server's cache.
+	LivePathOverOneQueryP50       float64 `json:"livePathOverOneQueryP50"`
+	LivePathOverOneQueryP99       float64 `json:"livePathOverOneQueryP99"`
+	CachedLivePathOverOneQueryP50 float64 `json:"cachedLivePathOverOneQueryP50"`
+	CachedLivePathOverOneQueryP99 float64 `json:"cachedLivePathOverOneQueryP99"`
 	// SteadyOverRun is a watched serve cycle's wall (and CPU) time over a
 	// run's.
 	SteadyOverRun       float64 `json:"steadyOverRun"`
@@ -68,13 +86,15 @@ type Ratios struct {
 
 func ratiosOf(r SizeResult) Ratios {
 	return Ratios{
-		RunOverFloor:            ratio(float64(r.Run.Wall), float64(r.Floor.Wall)),
-		GatherOverFloor:         ratio(float64(r.Run.Phases.Gather), float64(r.Floor.Wall)),
-		LivePathOverOneQueryP50: ratio(float64(r.Picks.LivePath.P50), float64(r.Picks.OneQuery.P50)),
-		LivePathOverOneQueryP99: ratio(float64(r.Picks.LivePath.P99), float64(r.Picks.OneQuery.P99)),
-		SteadyOverRun:           ratio(float64(r.Steady.Wall), float64(r.Run.Wall)),
-		SteadyCPUOverRunCPU:     ratio(float64(r.Steady.CPU), float64(r.Run.CPU)),
-		RunMillisPer1000Shoots:  round(1e6*float64(r.Run.Wall)/float64(max(1, r.Landscape.Shoots)), 1),
+		RunOverFloor:                  medianOf(r.Pairs, func(p Pair) float64 { return p.RunOverFloor }),
+		GatherOverFloor:               medianOf(r.Pairs, func(p Pair) float64 { return p.GatherOverFloor }),
+		LivePathOverOneQueryP50:       ratio(float64(r.Picks.LivePath.P50), float64(r.Picks.OneQuery.P50)),
+		LivePathOverOneQueryP99:       ratio(float64(r.Picks.LivePath.P99), float64(r.Picks.OneQuery.P99)),
+		CachedLivePathOverOneQueryP50: ratio(float64(r.Picks.LivePathCachedList.P50), float64(r.Picks.OneQuery.P50)),
+		CachedLivePathOverOneQueryP99: ratio(float64(r.Picks.LivePathCachedList.P99), float64(r.Picks.OneQuery.P99)),
+		SteadyOverRun:                 ratio(float64(r.Steady.Wall), float64(r.Run.Wall)),
+		SteadyCPUOverRunCPU:           ratio(float64(r.Steady.CPU), float64(r.Run.CPU)),
+		RunMillisPer1000Shoots:        round(1e6*float64(r.Run.Wall)/float64(max(1, r.Landscape.Shoots)), 1),
 	}
 }
 
@@ -130,9 +150,9 @@ func targetsOf(sizes []SizeResult) []Target {
 	ts = append(ts,
 		Target{What: "one-query read p99" + at, Want: fmt.Sprintf("<= %d ms", maxOneQueryP99Millis),
 			Got: fmt.Sprintf("%.2f ms", p99), Met: p99 <= maxOneQueryP99Millis},
-		Target{What: "KEB's live path over one-query read, p50" + at, Want: fmt.Sprintf(">= %dx", minLivePathOverOneQuery),
-			Got: fmt.Sprintf("%.0fx", largest.Ratios.LivePathOverOneQueryP50),
-			Met: largest.Ratios.LivePathOverOneQueryP50 >= minLivePathOverOneQuery},
+		Target{What: "KEB's live path (cached list) over one-query read, p50" + at, Want: fmt.Sprintf(">= %dx", minLivePathOverOneQuery),
+			Got: fmt.Sprintf("%.0fx", largest.Ratios.CachedLivePathOverOneQueryP50),
+			Met: largest.Ratios.CachedLivePathOverOneQueryP50 >= minLivePathOverOneQuery},
 		Target{What: "serve's watched cycle over a run" + at, Want: "a small fraction",
 			Got: fmt.Sprintf("%.1f%% of the wall time, %.1f%% of the CPU time", 100*largest.Ratios.SteadyOverRun, 100*largest.Ratios.SteadyCPUOverRunCPU),
 			Met: largest.Ratios.SteadyOverRun <= 0.25},
@@ -168,4 +188,16 @@ func ratio(a, b float64) float64 {
 func round(x float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(x*p) / p
+}
+
+func medianOf[T any](xs []T, value func(T) float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	vs := make([]float64, len(xs))
+	for i, x := range xs {
+		vs[i] = value(x)
+	}
+	slices.Sort(vs)
+	return vs[len(vs)/2]
 }

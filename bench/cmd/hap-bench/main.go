@@ -32,7 +32,8 @@ func run() error {
 	var (
 		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000) or a number of shoots; env BENCH_SIZES")
 		picks   = flag.Int("picks", envInt("BENCH_PICKS", 10000), "measured picks per path and size; env BENCH_PICKS")
-		repeats = flag.Int("repeats", 3, "measured runs and floors per size (median reported)")
+		budget  = flag.Duration("live-budget", 3*time.Minute, "time after which each KEB live path stops picking early (its lists make 10,000 picks take hours at L); 0: no limit")
+		repeats = flag.Int("repeats", 5, "measured runs and floors per size (median reported)")
 		cycles  = flag.Int("cycles", 5, "measured watched serve cycles per size (median reported)")
 		seed    = flag.Uint64("seed", 2000, "landscape seed")
 		binary  = flag.String("binary", "", "hap-reconciler binary to measure (default: build ./cmd/hap-reconciler)")
@@ -73,7 +74,7 @@ func run() error {
 		return err
 	}
 	report, err := bench.Measure(ctx, bed, bench.Options{
-		Sizes: parsed, Picks: *picks, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
+		Sizes: parsed, Picks: *picks, LiveBudget: *budget, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
 		Binary: *binary, WorkDir: work, Progress: os.Stderr,
 	})
 	err = errors.Join(err, bed.Stop())
