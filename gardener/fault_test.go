@@ -76,7 +76,12 @@ func newFaultProxy(t *testing.T, fault func(kind string, n int) int) (*faultProx
 		p.requests[kind]++
 		n := p.requests[kind]
 		p.mu.Unlock()
-		if code := p.fault(kind, n); code != 0 {
+		code := p.fault(kind, n)
+		if code == cutBody {
+			cutResponse(w, r, forward)
+			return
+		}
+		if code != 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(code)
 			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected","code":` + strconv.Itoa(code) + `}`))
@@ -88,6 +93,25 @@ func newFaultProxy(t *testing.T, fault func(kind string, n int) int) (*faultProx
 	return p, &rest.Config{Host: srv.URL}
 }
 
+// cutBody, as a fault, passes the request on but breaks the connection
+// halfway through the answer's body, as a restarting API server or a load
+// balancer dropping the connection would.
+const cutBody = -1
+
+func cutResponse(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
+	whole := httptest.NewRecorder()
+	upstream.ServeHTTP(whole, r)
+	body := whole.Body.Bytes()
+	for k, v := range whole.Header() {
+		w.Header()[k] = v
+	}
+	// Announcing the whole length and sending half makes the server close
+	// the connection, and the client read an unexpected end of the body.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(whole.Code)
+	_, _ = w.Write(body[:len(body)/2])
+}
+
 func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
 	t.Helper()
 	var got shootCollector
@@ -95,12 +119,16 @@ func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
 	return got.sorted(), stats, err
 }
 
-// A page the server fails with 503 or 429 is asked for again, and the list
-// still hands over every shoot exactly once.
+// A page the server fails with 503 or 429, or whose body breaks off halfway,
+// is asked for again, and the list still hands over every shoot exactly once.
 func TestListRetriesAPageAfterTransientErrors(t *testing.T) {
 	l, ns := loadLandscape(t, landscape.Options{Seed: 11, GlobalAccounts: 2})
-	for _, code := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusInternalServerError} {
-		t.Run(http.StatusText(code), func(t *testing.T) {
+	for _, code := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusInternalServerError, cutBody} {
+		name := http.StatusText(code)
+		if code == cutBody {
+			name = "body cut off"
+		}
+		t.Run(name, func(t *testing.T) {
 			proxy, cfg := newFaultProxy(t, func(kind string, n int) int {
 				if kind == "next-page" && n <= 2 {
 					return code // the second page fails twice, then passes

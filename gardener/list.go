@@ -48,7 +48,7 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 	var stats ListStats
 	token := ""
 	for {
-		body, err := c.getPage(ctx, res, token)
+		p, err := getPage[T](ctx, c, res, token)
 		stats.Pages++
 		if err != nil {
 			if token == "" || !isExpired(err) {
@@ -63,10 +63,6 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 			onReset()
 			token = ""
 			continue
-		}
-		var p page[T]
-		if err := json.Unmarshal(body, &p); err != nil {
-			return stats, fmt.Errorf("decode %s page %d: %w", res.name, stats.Pages, err)
 		}
 		if token == "" {
 			// Later pages are served from the first page's snapshot.
@@ -92,15 +88,85 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 
 // getPage reads one page, repeating it after transient failures (see
 // readWithRetry); the token stays valid across the attempts.
-func (c *Client) getPage(ctx context.Context, res resource, token string) ([]byte, error) {
-	return c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
+//
+// The page is decoded while it streams in: the client decodes items as the
+// API server still encodes and sends the rest, instead of the two taking
+// turns, and the page's bytes are never held whole. Its items are handed on
+// only once the page is complete, so an attempt that broke off halfway is
+// repeated without handing anything over twice.
+func getPage[T any](ctx context.Context, c *Client, res resource, token string) (page[T], error) {
+	var p page[T]
+	_, err := c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
 		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
 			Param("limit", strconv.FormatInt(c.pageSize, 10))
 		if token != "" {
 			req = req.Param("continue", token)
 		}
-		return req.Do(ctx).Raw()
+		body, err := req.Stream(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer body.Close()
+		p = page[T]{}
+		return nil, decodePage(json.NewDecoder(body), &p)
 	})
+	return p, err
+}
+
+// decodePage reads a list response item by item: {"metadata": ...,
+// "items": [...], ...} with its members in any order.
+func decodePage[T any](dec *json.Decoder, p *page[T]) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("decode list: %w", err)
+		}
+		switch key {
+		case "metadata":
+			err = dec.Decode(&p.Metadata)
+		case "items":
+			err = decodeItems(dec, &p.Items)
+		default:
+			var skipped json.RawMessage
+			err = dec.Decode(&skipped)
+		}
+		if err != nil {
+			return fmt.Errorf("decode list member %v: %w", key, err)
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+func decodeItems[T any](dec *json.Decoder, items *[]T) error {
+	tok, err := dec.Token()
+	if err != nil || tok == nil { // null: no items
+		return err
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("items is %v, want an array", tok)
+	}
+	for dec.More() {
+		var item T
+		if err := dec.Decode(&item); err != nil {
+			return err
+		}
+		*items = append(*items, item)
+	}
+	return expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	if tok != want {
+		return fmt.Errorf("decode list: found %v, want %v", tok, want)
+	}
+	return nil
 }
 
 func isExpired(err error) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -52,14 +53,15 @@ func (c *Client) readWithRetry(ctx context.Context, read func(ctx context.Contex
 }
 
 // transient reports whether a failed read may succeed when repeated: the
-// server was overloaded or briefly unavailable, or the connection broke.
+// server was overloaded or briefly unavailable, or the connection broke,
+// also halfway through a page's body (an unexpected end of the JSON).
 func transient(err error) bool {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		code := status.Status().Code
 		return code == 429 || code >= 500
 	}
-	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
+	return errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
 		errors.Is(err, context.DeadlineExceeded) || utilnet.IsTimeout(err)
 }
