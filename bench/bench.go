@@ -47,6 +47,7 @@ func Measure(ctx context.Context, bed *testbed.Bed, opts Options) (*Report, erro
 	}
 	r := &Report{
 		Taken:   time.Now().UTC().Truncate(time.Second),
+		Binary:  binaryVersion(ctx, opts.Binary),
 		Machine: thisMachine(),
 		Settings: Settings{Picks: opts.Picks, LiveBudget: Seconds(opts.LiveBudget.Seconds()), Repeats: opts.Repeats, SteadyCycles: opts.SteadyCycles,
 			PageSize: config.Default().Gardener.PageSize, Seed: opts.Seed},

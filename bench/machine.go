@@ -2,7 +2,9 @@ package bench
 
 import (
 	"bufio"
+	"context"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -28,6 +30,15 @@ func thisMachine() Machine {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
 	return m
+}
+
+// binaryVersion is what `binary version` prints, or why it printed nothing.
+func binaryVersion(ctx context.Context, binary string) string {
+	out, err := exec.CommandContext(ctx, binary, "version").Output()
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // procField returns the value of the first "key: value" line of file.

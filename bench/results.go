@@ -10,7 +10,10 @@ import (
 
 // Report is everything one benchmark run measured.
 type Report struct {
-	Taken    time.Time    `json:"taken"`
+	Taken time.Time `json:"taken"`
+	// Binary is what the measured binary's `version` printed: the commit
+	// the figures belong to.
+	Binary   string       `json:"binary"`
 	Machine  Machine      `json:"machine"`
 	Settings Settings     `json:"settings"`
 	Sizes    []SizeResult `json:"sizes"`

@@ -11,6 +11,7 @@ import (
 func PrintTable(w io.Writer, r *Report) error {
 	m := r.Machine
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GB memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel, m.GoVersion)
+	fmt.Fprintf(w, "Binary: %s\n", r.Binary)
 	fmt.Fprintf(w, "Settings: %d picks per path, median of %d runs and %d watched cycles, page size %d, seed %d\n\n",
 		r.Settings.Picks, r.Settings.Repeats, r.Settings.SteadyCycles, r.Settings.PageSize, r.Settings.Seed)
 

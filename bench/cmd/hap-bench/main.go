@@ -30,7 +30,7 @@ func main() {
 
 func run() error {
 	var (
-		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000) or a number of shoots; env BENCH_SIZES")
+		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S,M,L"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000) or a number of shoots; env BENCH_SIZES")
 		picks   = flag.Int("picks", envInt("BENCH_PICKS", 10000), "measured picks per path and size; env BENCH_PICKS")
 		budget  = flag.Duration("live-budget", 3*time.Minute, "time after which each KEB live path stops picking early (its lists make 10,000 picks take hours at L); 0: no limit")
 		repeats = flag.Int("repeats", 5, "measured runs and floors per size (median reported)")
