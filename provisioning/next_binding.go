@@ -103,16 +103,29 @@ SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM b
 
 // NextBindingSQL returns the statement NextBinding runs, for schema.
 func NextBindingSQL(schema string) (string, error) {
-	if schema == "" {
-		schema = DefaultSchema
+	if err := checkSchema(schema); err != nil {
+		return "", err
 	}
-	if !identifier.MatchString(schema) {
-		return "", fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", schema)
-	}
-	return fmt.Sprintf(nextBindingTemplate, schema), nil
+	return fmt.Sprintf(nextBindingTemplate, schemaOrDefault(schema)), nil
 }
 
 var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// checkSchema refuses a schema name that is not a plain identifier: it is
+// written into the statements, not passed as a parameter.
+func checkSchema(schema string) error {
+	if schema != "" && !identifier.MatchString(schema) {
+		return fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", schema)
+	}
+	return nil
+}
+
+func schemaOrDefault(schema string) string {
+	if schema == "" {
+		return DefaultSchema
+	}
+	return schema
+}
 
 // lostRaceAttempts bounds how often NextBinding asks again after losing a
 // race with a concurrent call for the same instance; the second ask finds

@@ -1,0 +1,117 @@
+package provisioning
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Claim is a binding KEB has just claimed from the pool for a GA, because
+// NextBinding said claimNew, and the instance it claimed it for.
+type Claim struct {
+	InstanceID      string
+	GlobalAccountID string
+	HyperscalerType string
+	EUAccess        bool
+	// BindingName is the binding now labelled with the GA.
+	BindingName string
+	// Limit is the binding's cluster limit as KEB applies it; nil when the
+	// GA does not use several bindings.
+	Limit *int
+	// Schema holds the job's tables; "" means DefaultSchema.
+	Schema string
+}
+
+// recordClaimTemplate lists a freshly claimed binding in the candidate
+// table at once, with the claiming instance reserved on it, so that the
+// GA's next pick lands there instead of claiming yet another binding before
+// the job's next run lists it. %[1]s is the schema. Parameters: $1 instance
+// id, $2 GA, $3 hyperscaler type, $4 EU access, $5 binding, $6 limit.
+//
+// The new row ranks after the GA's other rows of the pool: those are full,
+// or KEB would not have claimed. Its counts are zero; the reservation is
+// what counts it, exactly as for a pick, until a run sees the instance. If
+// the row exists already, only its reservation is added. A second call for
+// the same instance changes nothing; an instance that already holds a
+// reservation on another binding is refused by the caller.
+const recordClaimTemplate = `
+WITH existing AS (
+    SELECT binding_name
+    FROM %[1]s.binding_reservations
+    WHERE instance_id = $1
+),
+reservation AS (
+    INSERT INTO %[1]s.binding_reservations
+        (instance_id, binding_name, global_account_id, hyperscaler_type, eu_access)
+    SELECT $1, $5, $2, $3, $4
+    WHERE NOT EXISTS (SELECT 1 FROM existing)
+    ON CONFLICT (instance_id) DO NOTHING
+    RETURNING binding_name
+),
+listed AS (
+    INSERT INTO %[1]s.binding_candidates AS c
+        (binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
+         effective_count, cluster_limit, headroom, selectable, rank, reserved, computed_at)
+    SELECT r.binding_name, $2, $3, $4, 0, 0, 0, $6::integer, $6::integer, true,
+           (SELECT coalesce(max(o.rank), 0) + 1
+            FROM %[1]s.binding_candidates o
+            WHERE o.global_account_id = $2 AND o.hyperscaler_type = $3 AND o.eu_access = $4),
+           1, now()
+    FROM reservation r
+    ON CONFLICT (binding_name) DO UPDATE SET reserved = c.reserved + 1
+    RETURNING c.binding_name
+)
+SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM listed))`
+
+// RecordClaim tells the candidate table about a binding KEB claimed after
+// NextBinding said claimNew. Without it the GA's next pick would say
+// claimNew again until the job's next run, and KEB would claim a second
+// account where one was enough. It is one statement and idempotent: call
+// it again for the same instance after a failure.
+//
+// The job's next run lists the binding from Gardener's labels and drops the
+// reservation once KEB's table counts the instance. A claim that lands
+// while a run is between reading Gardener and writing the table is not in
+// that run's table; the run after lists it.
+func RecordClaim(ctx context.Context, db Querier, c Claim) error {
+	switch {
+	case strings.TrimSpace(c.InstanceID) == "":
+		return errors.New("record claim: instance id is empty")
+	case strings.TrimSpace(c.BindingName) == "":
+		return fmt.Errorf("record claim for instance %q: binding name is empty", c.InstanceID)
+	case strings.TrimSpace(c.HyperscalerType) == "":
+		return fmt.Errorf("record claim of binding %q for instance %q: hyperscaler type is empty", c.BindingName, c.InstanceID)
+	case c.Limit != nil && *c.Limit < 1:
+		return fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit)
+	}
+	query, err := RecordClaimSQL(c.Schema)
+	if err != nil {
+		return fmt.Errorf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
+	}
+	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
+		var holds sql.NullString
+		if err := db.QueryRowContext(ctx, query, c.InstanceID, c.GlobalAccountID, c.HyperscalerType, c.EUAccess, c.BindingName, c.Limit).
+			Scan(&holds); err != nil {
+			return fmt.Errorf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
+		}
+		switch {
+		case !holds.Valid:
+			continue // a concurrent call for the instance won; ask again to see what it did
+		case holds.String != c.BindingName:
+			return fmt.Errorf("record claim of binding %q for instance %q: the instance already has binding %q reserved",
+				c.BindingName, c.InstanceID, holds.String)
+		}
+		return nil
+	}
+	return fmt.Errorf("record claim of binding %q for instance %q: a concurrent call for the same instance kept winning", c.BindingName, c.InstanceID)
+}
+
+// RecordClaimSQL returns the statement RecordClaim runs, for schema.
+func RecordClaimSQL(schema string) (string, error) {
+	if err := checkSchema(schema); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf(recordClaimTemplate, schemaOrDefault(schema)), nil
+}
