@@ -70,7 +70,7 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		}
 		env.Store = store
 		env.Reports = explainingReports{ReportStore: store, schema: store.Schema()}
-		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, store
+		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
 	}
 	if needs.Gardener {
 		g, err := openGardener(s)

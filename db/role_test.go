@@ -66,12 +66,12 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 		do   func() error
 	}{
 		{"run lock", func() error {
-			release, ok, err := s.TryRunLock(ctx)
-			if err == nil && !ok {
-				err = errors.New("not acquired")
+			lock, ok, err := s.TryRunLock(ctx)
+			if err != nil || !ok {
+				return errors.Join(err, errors.New("not acquired"))
 			}
-			release()
-			return err
+			defer lock.Release()
+			return lock.Held(ctx)
 		}},
 		{"read instances", func() error {
 			read, err := s.ReadInstanceCounts(ctx)

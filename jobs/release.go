@@ -100,6 +100,10 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 			errs = append(errs, r.audit(ctx, d, true, hap.OutcomeWouldRelease))
 			continue
 		}
+		if err := r.stillLocked(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("releases stopped before binding %s, the next run takes them: %w", d.Binding.Name, err))
+			break
+		}
 		errs = append(errs, r.releaseOne(ctx, d))
 	}
 	return errors.Join(errs...)

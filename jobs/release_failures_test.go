@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/db"
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
@@ -88,6 +89,36 @@ func TestNothingIsReleasedWhenTheDatabaseIsGoneAtTheRecheck(t *testing.T) {
 	}
 	if changed := s.changedSince(t, before); len(changed) > 0 {
 		t.Errorf("released %v without the fresh database count", changed)
+	}
+}
+
+// A database restart ends the run lock's session, and another run may start
+// beside this one: the run stops before its next label update, and the next
+// run, holding the lock again, releases the binding.
+func TestNothingIsReleasedAfterTheRunLockWasLost(t *testing.T) {
+	l := background(23)
+	emptyBinding(l, "left-empty", "ga-gone")
+	s := newScene(t, l, nil)
+	s.startClocks(t)
+
+	s.env.Runner.BeforeAct = func(string) {
+		s.exec(t, `SELECT pg_terminate_backend(pid) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
+	}
+	before := s.versions(t)
+	err := s.run(t, releaseOnly)
+	if !errors.Is(err, db.ErrRunLockLost) {
+		t.Fatalf("want the run to fail on the lost lock, got %v", err)
+	}
+	if changed := s.changedSince(t, before); len(changed) > 0 {
+		t.Errorf("released %v after the run lock was lost", changed)
+	}
+
+	s.env.Runner.BeforeAct = nil
+	s.mustRun(t, releaseOnly)
+	if !s.released(t, "left-empty") {
+		t.Error("the next run did not release the binding")
 	}
 }
 

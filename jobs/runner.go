@@ -53,7 +53,17 @@ func ParseJobs(list string) ([]string, error) {
 
 // Locker keeps runs of one landscape from overlapping across pods.
 type Locker interface {
-	TryRunLock(ctx context.Context) (release func(), acquired bool, err error)
+	// TryRunLock takes the lock without waiting; acquired is false when
+	// another run holds it.
+	TryRunLock(ctx context.Context) (lock RunLock, acquired bool, err error)
+}
+
+// RunLock is a held run lock. It can be lost while held (its database
+// session ended), after which another run may start alongside.
+type RunLock interface {
+	// Held fails once the lock may have been lost.
+	Held(ctx context.Context) error
+	Release()
 }
 
 // ErrLockHeld means another run holds the landscape's lock; nothing was done.
@@ -72,6 +82,9 @@ type Runner struct {
 	// BeforeAct, when set, is called by each job between deciding and acting.
 	// Tests use it to change the world at the worst possible moment.
 	BeforeAct func(job string)
+
+	// lock is the run lock while Run holds it.
+	lock RunLock
 }
 
 // Options select what one run does.
@@ -86,14 +99,18 @@ type Options struct {
 // failed gathering fails them all.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
 	if r.Locker != nil {
-		release, ok, err := r.Locker.TryRunLock(ctx)
+		lock, ok, err := r.Locker.TryRunLock(ctx)
 		if err != nil {
 			return fmt.Errorf("taking the run lock: %w", err)
 		}
 		if !ok {
 			return ErrLockHeld
 		}
-		defer release()
+		r.lock = lock
+		defer func() {
+			r.lock = nil
+			lock.Release()
+		}()
 	}
 	start := r.Now()
 	facts, err := r.Gather(ctx)
@@ -130,6 +147,16 @@ func (r *Runner) runJob(ctx context.Context, job string, f *Facts, opts Options)
 		return r.fleetMetrics(f)
 	}
 	return fmt.Errorf("unknown job %q", job)
+}
+
+// stillLocked fails when the run lock was lost since Run took it: another
+// run may be working alongside, so this one must not change what it cannot
+// undo. Without a Locker there is nothing to lose.
+func (r *Runner) stillLocked(ctx context.Context) error {
+	if r.lock == nil {
+		return nil
+	}
+	return r.lock.Held(ctx)
 }
 
 func (r *Runner) beforeAct(job string) {

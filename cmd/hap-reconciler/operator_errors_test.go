@@ -138,11 +138,11 @@ func TestLockHeldSaysAnotherRunHoldsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer holder.Close()
-	release, held, err := holder.TryRunLock(testContext(t))
+	lock, held, err := holder.TryRunLock(testContext(t))
 	if err != nil || !held {
 		t.Fatalf("taking the lock: held %v, %v", held, err)
 	}
-	defer release()
+	defer lock.Release()
 	code, _, errOut := s.cli(t, "run")
 	if code != exitOK {
 		t.Fatalf("a run that finds the lock held exits %d, want %d\n%s", code, exitOK, errOut)
