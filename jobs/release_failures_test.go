@@ -20,19 +20,14 @@ import (
 // the picture, and checks that not one binding changed.
 
 func TestNothingIsReleasedWhenTheGlobalGuardTrips(t *testing.T) {
-	l := background(20)
-	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, nil)
-	s.startClocks(t)
+	s := leftEmptyPastGrace(t, 20)
 
 	// The classic symptom of reading the wrong database: no active
 	// instances at all while Gardener holds shoots.
 	s.exec(t, `ALTER TABLE instances RENAME TO instances_elsewhere;
 		CREATE TABLE instances (LIKE instances_elsewhere INCLUDING ALL)`)
-	before := s.versions(t)
-	s.mustRun(t, releaseOnly)
-	if changed := s.changedSince(t, before); len(changed) > 0 {
-		t.Fatalf("released %v although the database reports no clusters", changed)
+	if err := s.runReleasingNothing(t, "although the database reports no clusters"); err != nil {
+		t.Fatalf("a tripped guard failed the run: %v", err)
 	}
 	if n := counter(t, s, "hap_reconciler_release_guard_tripped_total"); n != 1 {
 		t.Errorf("guard trips counted: %v, want 1", n)
@@ -47,10 +42,7 @@ func TestNothingIsReleasedWhenTheGlobalGuardTrips(t *testing.T) {
 }
 
 func TestNothingIsReleasedWhenKEBsTableCannotBeRead(t *testing.T) {
-	l := background(21)
-	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, nil)
-	s.startClocks(t)
+	s := leftEmptyPastGrace(t, 21)
 
 	// A role that may use the job's tables but not read KEB's.
 	const role, password = "release_without_keb", "not-a-secret"
@@ -62,33 +54,22 @@ func TestNothingIsReleasedWhenKEBsTableCannotBeRead(t *testing.T) {
 		GRANT USAGE ON ALL SEQUENCES IN SCHEMA hap TO `+role)
 	s.env = s.open(t, bed.Kube.Config(), bed.Postgres.RoleURL(role, password, s.world.DatabaseName), false)
 
-	before := s.versions(t)
-	err := s.run(t, releaseOnly)
+	err := s.runReleasingNothing(t, "without the database's picture")
 	if err == nil || !strings.Contains(err.Error(), "instances") {
 		t.Fatalf("want the run to fail on KEB's table, got %v", err)
-	}
-	if changed := s.changedSince(t, before); len(changed) > 0 {
-		t.Errorf("released %v without the database's picture", changed)
 	}
 }
 
 func TestNothingIsReleasedWhenTheDatabaseIsGoneAtTheRecheck(t *testing.T) {
-	l := background(22)
-	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, nil)
-	s.startClocks(t)
+	s := leftEmptyPastGrace(t, 22)
 
 	s.env.Runner.BeforeAct = func(string) {
 		if err := bed.Postgres.Exec(testContext(t), "postgres", "DROP DATABASE "+s.world.DatabaseName+" WITH (FORCE)"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	before := s.versions(t)
-	if err := s.run(t, releaseOnly); err == nil {
+	if err := s.runReleasingNothing(t, "without the fresh database count"); err == nil {
 		t.Fatal("the run succeeded without the fresh database count")
-	}
-	if changed := s.changedSince(t, before); len(changed) > 0 {
-		t.Errorf("released %v without the fresh database count", changed)
 	}
 }
 
@@ -96,23 +77,15 @@ func TestNothingIsReleasedWhenTheDatabaseIsGoneAtTheRecheck(t *testing.T) {
 // beside this one: the run stops before its next label update, and the next
 // run, holding the lock again, releases the binding.
 func TestNothingIsReleasedAfterTheRunLockWasLost(t *testing.T) {
-	l := background(23)
-	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, nil)
-	s.startClocks(t)
+	s := leftEmptyPastGrace(t, 23)
 
 	s.env.Runner.BeforeAct = func(string) {
 		s.exec(t, `SELECT pg_terminate_backend(pid) FROM pg_locks
 			WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
 			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
 	}
-	before := s.versions(t)
-	err := s.run(t, releaseOnly)
-	if !errors.Is(err, db.ErrRunLockLost) {
+	if err := s.runReleasingNothing(t, "after the run lock was lost"); !errors.Is(err, db.ErrRunLockLost) {
 		t.Fatalf("want the run to fail on the lost lock, got %v", err)
-	}
-	if changed := s.changedSince(t, before); len(changed) > 0 {
-		t.Errorf("released %v after the run lock was lost", changed)
 	}
 
 	s.env.Runner.BeforeAct = nil
@@ -191,16 +164,12 @@ func TestNothingIsReleasedWhenAListFailsHalfway(t *testing.T) {
 			failing := rest.CopyConfig(bed.Kube.Config())
 			failing.Wrap(tc.failure.wrap)
 			s.env = s.open(t, failing, s.world.DatabaseURL, false)
-			before := s.versions(t)
-			err := s.run(t, releaseOnly)
+			err := s.runReleasingNothing(t, "on a partial list")
 			if !tc.failure.injected {
 				t.Fatal("the failure was never injected: the scene has too few objects for that page")
 			}
 			if !errors.Is(err, errPageLost) {
 				t.Fatalf("want the run to fail with the lost page, got %v", err)
-			}
-			if changed := s.changedSince(t, before); len(changed) > 0 {
-				t.Errorf("released %v on a partial list", changed)
 			}
 			var want []string
 			if tc.aborted {
@@ -214,10 +183,7 @@ func TestNothingIsReleasedWhenAListFailsHalfway(t *testing.T) {
 }
 
 func TestAReleaseWhoseAuditRowCannotBeWrittenFailsTheRun(t *testing.T) {
-	l := background(23)
-	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, nil)
-	s.startClocks(t)
+	s := leftEmptyPastGrace(t, 23)
 
 	// From now on the history takes intents but no outcome.
 	s.env.Runner.BeforeAct = func(string) {

@@ -215,6 +215,31 @@ func (s *scene) versions(t *testing.T) map[string]string {
 	return out
 }
 
+// leftEmptyPastGrace is a scene whose binding left-empty, claimed by a GA
+// that has gone, has been empty for longer than the grace period: the next
+// release run gives it back unless something stops it.
+func leftEmptyPastGrace(t *testing.T, seed uint64) *scene {
+	t.Helper()
+	l := background(seed)
+	emptyBinding(l, "left-empty", "ga-gone")
+	s := newScene(t, l, nil)
+	s.startClocks(t)
+	return s
+}
+
+// runReleasingNothing runs the release job and fails the test, saying why
+// nothing should have been released, if any binding changed. It returns the
+// run's error for the test to judge.
+func (s *scene) runReleasingNothing(t *testing.T, why string) error {
+	t.Helper()
+	before := s.versions(t)
+	err := s.run(t, releaseOnly)
+	if changed := s.changedSince(t, before); len(changed) > 0 {
+		t.Errorf("released %v %s", changed, why)
+	}
+	return err
+}
+
 // changedSince names the bindings whose resourceVersion moved, in order.
 func (s *scene) changedSince(t *testing.T, before map[string]string) []string {
 	t.Helper()

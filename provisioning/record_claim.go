@@ -8,20 +8,17 @@ import (
 	"strings"
 )
 
-// Claim is a binding KEB has just claimed from the pool for a GA, because
-// NextBinding said claimNew, and the instance it claimed it for.
+// Claim is a binding KEB has just claimed from the pool for the GA of a
+// Request that NextBinding answered with claimNew.
 type Claim struct {
-	InstanceID      string
-	GlobalAccountID string
-	HyperscalerType string
-	EUAccess        bool
+	// Request is the request NextBinding answered: the instance, the GA
+	// and the pool.
+	Request
 	// BindingName is the binding now labelled with the GA.
 	BindingName string
 	// Limit is the binding's cluster limit as KEB applies it; nil when the
 	// GA does not use several bindings.
 	Limit *int
-	// Schema holds the job's tables; "" means DefaultSchema.
-	Schema string
 }
 
 // recordClaimTemplate lists a freshly claimed binding in the candidate

@@ -13,7 +13,8 @@ import (
 func (b *bed) recordClaim(t *testing.T, instanceID, ga, binding string, clusterLimit *int) error {
 	t.Helper()
 	return provisioning.RecordClaim(testContext(t), b.keb, provisioning.Claim{
-		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws", BindingName: binding, Limit: clusterLimit,
+		Request:     provisioning.Request{InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws"},
+		BindingName: binding, Limit: clusterLimit,
 	})
 }
 
@@ -128,12 +129,15 @@ func TestARewriteKeepsTheClaimsReservation(t *testing.T) {
 func TestRecordClaimRefusesIncompleteClaims(t *testing.T) {
 	b := newBed(t)
 	zero := 0
+	req := func(instanceID, hyperscaler, schema string) provisioning.Request {
+		return provisioning.Request{InstanceID: instanceID, GlobalAccountID: "ga", HyperscalerType: hyperscaler, Schema: schema}
+	}
 	for name, c := range map[string]provisioning.Claim{
-		"no instance":    {GlobalAccountID: "ga", HyperscalerType: "aws", BindingName: "b"},
-		"no binding":     {InstanceID: "i", GlobalAccountID: "ga", HyperscalerType: "aws"},
-		"no hyperscaler": {InstanceID: "i", GlobalAccountID: "ga", BindingName: "b"},
-		"zero limit":     {InstanceID: "i", GlobalAccountID: "ga", HyperscalerType: "aws", BindingName: "b", Limit: &zero},
-		"bad schema":     {InstanceID: "i", GlobalAccountID: "ga", HyperscalerType: "aws", BindingName: "b", Schema: "hap; DROP"},
+		"no instance":    {Request: req("", "aws", ""), BindingName: "b"},
+		"no binding":     {Request: req("i", "aws", "")},
+		"no hyperscaler": {Request: req("i", "", ""), BindingName: "b"},
+		"zero limit":     {Request: req("i", "aws", ""), BindingName: "b", Limit: &zero},
+		"bad schema":     {Request: req("i", "aws", "hap; DROP"), BindingName: "b"},
 	} {
 		if err := provisioning.RecordClaim(testContext(t), b.keb, c); err == nil {
 			t.Errorf("%s: recorded", name)
