@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
 	"sort"
-	"sync"
 	"syscall"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 // Steady is the cycle `serve` runs once it watches Gardener: the same
@@ -42,7 +41,7 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 		return Steady{}, fmt.Errorf("steady: config: %w", err)
 	}
 	cfg.Namespace = namespace
-	log := &lockedBuffer{}
+	log := &testbed.SyncBuffer{}
 	env, err := app.Open(ctx, app.Settings{
 		Config: cfg, RESTConfig: restConfig, DatabaseURL: databaseURL,
 		Getenv: func(string) string { return "" }, Log: jsonLogger(log),
@@ -95,32 +94,6 @@ func jsonLogger(w zapcore.WriteSyncer) *zap.Logger {
 	enc := zap.NewProductionEncoderConfig()
 	enc.EncodeTime = zapcore.ISO8601TimeEncoder
 	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), w, zapcore.DebugLevel))
-}
-
-// lockedBuffer collects log lines written from several goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) Sync() error { return nil }
-
-func (b *lockedBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
-}
-
-func (b *lockedBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
 }
 
 // liveHeap is the heap still in use after a full collection.

@@ -14,9 +14,4 @@ var bed *testbed.Bed
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return testbed.Context(t, 3*time.Minute) }

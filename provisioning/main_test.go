@@ -21,11 +21,7 @@ var pg *testbed.Postgres
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
 
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return testbed.Context(t, 3*time.Minute) }
 
 var databaseSeq atomic.Int64
 

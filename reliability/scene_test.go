@@ -26,12 +26,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return testbed.Context(t, 10*time.Minute) }
 
 // scene is one loaded landscape in a world of its own, with the job's
 // configuration for it.

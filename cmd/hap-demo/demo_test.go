@@ -9,11 +9,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 func TestDemoShowsThePlantedDriftTheSpreadGAsChoiceAndTheWouldRelease(t *testing.T) {
@@ -81,7 +82,7 @@ func TestDemoRefusesToReleaseFromAnExport(t *testing.T) {
 
 // runningDemo is the demo running in-process, as `make demo` runs it.
 type runningDemo struct {
-	out    *syncBuffer
+	out    *testbed.SyncBuffer
 	cancel context.CancelFunc
 	done   chan int
 	dbURL  string
@@ -91,7 +92,7 @@ type runningDemo struct {
 func startDemo(t *testing.T, getenv func(string) string, args ...string) *runningDemo {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &runningDemo{out: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	d := &runningDemo{out: &testbed.SyncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		d.done <- run(ctx, append(args, "--listen", "127.0.0.1:0"), d.out, d.out, getenv)
 	}()
@@ -201,22 +202,4 @@ func section(out, header string) []string {
 
 func hasPrefix(got, want []string) bool {
 	return len(got) >= len(want) && slices.Equal(got[:len(want)], want)
-}
-
-// syncBuffer is output the test reads while the demo writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

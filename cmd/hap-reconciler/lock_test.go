@@ -9,6 +9,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 func TestTwoRunsAtOnceOnlyOneDoesTheWork(t *testing.T) {
@@ -17,7 +18,7 @@ func TestTwoRunsAtOnceOnlyOneDoesTheWork(t *testing.T) {
 	s := load(t, l, plantedConfig)
 
 	// The first run stops between deciding and acting, holding the lock.
-	var firstLog syncBuffer
+	var firstLog testbed.SyncBuffer
 	first := s.open(t, &firstLog)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once

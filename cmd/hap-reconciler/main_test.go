@@ -19,12 +19,7 @@ var bed *testbed.Bed
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
-func testContext(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func testContext(t *testing.T) context.Context { return testbed.Context(t, 5*time.Minute) }
 
 // scene is a loaded landscape and the flags that point the CLI at it.
 type scene struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -20,6 +19,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
 	"github.com/kyma-project/hap-reconciler/metrics"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -73,7 +73,7 @@ func TestRunPushesTheKEBMetricsToARealPushgateway(t *testing.T) {
 }
 
 func TestRunSucceedsWhenThePushgatewayIsDown(t *testing.T) {
-	down := deadURL(t)
+	down := "http://" + closedAddress(t)
 	l := smallLandscape()
 	s := load(t, l, plantedConfig)
 	code, _, stderr := s.cli(t, "run", "--pushgateway-url", down)
@@ -232,7 +232,7 @@ func scrape(t *testing.T, url string) []*dto.MetricFamily {
 func startPushgateway(t *testing.T) string {
 	t.Helper()
 	bin := ensureTool(t, "prometheus-pushgateway", "ensure-tools.sh")
-	var log syncBuffer
+	var log testbed.SyncBuffer
 	cmd := exec.Command(bin, "--web.listen-address=127.0.0.1:0", "--log.format=json",
 		"--persistence.file="+filepath.Join(t.TempDir(), "groups"))
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -256,20 +256,6 @@ func startPushgateway(t *testing.T) string {
 		return listening != nil
 	})
 	return fmt.Sprintf("http://%s", listening["address"])
-}
-
-// deadURL is the URL of a loopback port nothing listens on.
-func deadURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr
 }
 
 // ensureTool returns the path of a tool, installing it with the project's

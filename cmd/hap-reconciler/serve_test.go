@@ -27,7 +27,7 @@ import (
 func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
 	s := load(t, smallLandscape(), plantedConfig+schedules("@every 1s", "@every 1s", "@every 1s", "@every 1s"))
 	ctx, stop := context.WithCancel(testContext(t))
-	var log syncBuffer
+	var log testbed.SyncBuffer
 	exit := make(chan int, 1)
 	go func() {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0"}, s.flags()...)
@@ -83,7 +83,7 @@ func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
 func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1s", "@every 1h", "@every 1h"))
-	var log syncBuffer
+	var log testbed.SyncBuffer
 	env := s.open(t, &log)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
@@ -203,7 +203,7 @@ func httpStatus(url string) int {
 }
 
 // listenAddress waits for serve's "serving" log line and returns its address.
-func listenAddress(t *testing.T, log *syncBuffer) string {
+func listenAddress(t *testing.T, log *testbed.SyncBuffer) string {
 	t.Helper()
 	var entry map[string]any
 	waitFor(t, "serve to listen", func() bool {
@@ -214,7 +214,7 @@ func listenAddress(t *testing.T, log *syncBuffer) string {
 }
 
 // logged returns the first JSON log line of log with message msg, or nil.
-func logged(log *syncBuffer, msg string) map[string]any {
+func logged(log *testbed.SyncBuffer, msg string) map[string]any {
 	sc := bufio.NewScanner(strings.NewReader(log.String()))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -240,22 +240,4 @@ func waitFor(t *testing.T, what string, done func() bool) {
 		case <-tick.C:
 		}
 	}
-}
-
-// syncBuffer is a log a test reads while the code under test writes it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
