@@ -1,9 +1,25 @@
 package hap
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// ErrUnreadableLabels is what every error of BindingFromLabels is (errors.Is):
+// the binding's labels could be misread, so nothing may act on it.
+var ErrUnreadableLabels = errors.New("unreadable labels")
+
+// labelError keeps the message naming the label and its value, and is
+// ErrUnreadableLabels.
+type labelError struct{ msg string }
+
+func (e labelError) Error() string        { return e.msg }
+func (e labelError) Is(target error) bool { return target == ErrUnreadableLabels }
+
+func labelErrorf(format string, args ...any) error {
+	return labelError{msg: fmt.Sprintf(format, args...)}
+}
 
 // BindingFromLabels turns the labels of one CredentialsBinding into a Binding.
 // It refuses, with an error naming the label and its value, anything a
@@ -17,11 +33,11 @@ func BindingFromLabels(name string, labels map[string]string, providerType, reso
 		Labels:          labels,
 	}
 	if name == "" {
-		return b, fmt.Errorf("binding has no name")
+		return b, labelErrorf("binding has no name")
 	}
 	ht, ok := labels[LabelHyperscalerType]
 	if !ok || strings.TrimSpace(ht) == "" {
-		return b, fmt.Errorf("label %s is missing or empty", LabelHyperscalerType)
+		return b, labelErrorf("label %s is missing or empty", LabelHyperscalerType)
 	}
 	b.Pool.HyperscalerType = ht
 	var err error
@@ -56,5 +72,5 @@ func boolLabel(labels map[string]string, key string) (bool, error) {
 	case "", "false":
 		return false, nil
 	}
-	return false, fmt.Errorf("label %s has value %q, want \"true\" or \"false\"", key, v)
+	return false, labelErrorf("label %s has value %q, want \"true\" or \"false\"", key, v)
 }

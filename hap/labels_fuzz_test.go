@@ -1,6 +1,7 @@
 package hap
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,9 @@ func FuzzBindingFromLabels(f *testing.F) {
 		if err != nil {
 			if !mentionsALabelOrTheName(err.Error()) {
 				t.Fatalf("error %q names neither a label nor the name", err)
+			}
+			if !errors.Is(err, ErrUnreadableLabels) {
+				t.Fatalf("error %q is not ErrUnreadableLabels: the release re-check would fail the run on it", err)
 			}
 			return
 		}

@@ -116,6 +116,9 @@ func (r *Runner) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryR
 		// Deleted since the snapshot: there is nothing left to give back.
 		return live, "it no longer exists", nil
 	}
+	if errors.Is(err, hap.ErrUnreadableLabels) {
+		return live, "its labels changed since the snapshot and can no longer be read: " + err.Error(), nil
+	}
 	if err != nil {
 		return live, "", fmt.Errorf("re-reading binding %s: %w", d.Binding.Name, err)
 	}

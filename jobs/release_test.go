@@ -196,6 +196,7 @@ func TestABindingRelabelledAfterTheDecisionIsNotReleased(t *testing.T) {
 	emptyBinding(l, "annotated", "ga-gone")
 	emptyBinding(l, "reclaimed", "ga-old")
 	emptyBinding(l, "made-internal", "ga-gone-too")
+	emptyBinding(l, "made-unreadable", "ga-gone-as-well")
 	s := newScene(t, l, nil)
 	s.startClocks(t)
 
@@ -203,9 +204,11 @@ func TestABindingRelabelledAfterTheDecisionIsNotReleased(t *testing.T) {
 		s.setLabel(t, "annotated", "owner-note", "in-review")
 		s.setLabel(t, "reclaimed", hap.LabelTenantName, "ga-new")
 		s.setLabel(t, "made-internal", hap.LabelInternal, "true")
+		// Skipped like the others; it must not fail the run for them.
+		s.setLabel(t, "made-unreadable", hap.LabelEUAccess, "maybe")
 	}
 	s.mustRun(t, releaseOnly)
-	for _, b := range []string{"annotated", "reclaimed", "made-internal"} {
+	for _, b := range []string{"annotated", "reclaimed", "made-internal", "made-unreadable"} {
 		if got := s.labels(t, b); got[hap.LabelDirty] != "" || len(s.audit(t, b)) > 0 {
 			t.Errorf("%s was acted on although its labels changed after the decision: %v", b, got)
 		}
