@@ -21,7 +21,7 @@ type Size struct {
 	Shoots int    `json:"targetShoots"`
 }
 
-// namedSizes are the sizes the issue asks for.
+// namedSizes are the landscapes docs/benchmarks.md reports.
 var namedSizes = map[string]int{"S": 2000, "M": 10000, "L": 20000}
 
 // ParseSizes reads a comma-separated list such as "S,M,L". A plain number
