@@ -23,6 +23,11 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 		return nil
 	}
 	if !dryRun {
+		// A database restart during the gathering ends the lock's session
+		// even when every read was repeated in time.
+		if err := r.stillLocked(ctx); err != nil {
+			return fmt.Errorf("nothing released: %w", err)
+		}
 		if err := r.settleReleaseIntents(ctx); err != nil {
 			return err
 		}
