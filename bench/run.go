@@ -136,15 +136,6 @@ func samplePeakRSS(pid int, done <-chan struct{}) <-chan int64 {
 }
 
 func readVmHWM(status string) (int64, bool) {
-	data, err := os.ReadFile(status)
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb, err == nil
-		}
-	}
-	return 0, false
+	kb, err := strconv.ParseInt(strings.TrimSuffix(procField(status, "VmHWM"), " kB"), 10, 64)
+	return kb, err == nil
 }

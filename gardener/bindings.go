@@ -34,8 +34,10 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 	if name == "" {
 		return hap.Binding{}, errors.New("get credentials binding: name is empty")
 	}
-	body, err := c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
-		return c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+	var body []byte
+	err := c.readWithRetry(ctx, func(ctx context.Context) (err error) {
+		body, err = c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+		return err
 	})
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)

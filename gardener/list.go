@@ -96,7 +96,7 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 // repeated without handing anything over twice.
 func getPage[T any](ctx context.Context, c *Client, res resource, token string) (page[T], error) {
 	var p page[T]
-	_, err := c.readWithRetry(ctx, func(ctx context.Context) ([]byte, error) {
+	err := c.readWithRetry(ctx, func(ctx context.Context) error {
 		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
 			Param("limit", strconv.FormatInt(c.pageSize, 10))
 		if token != "" {
@@ -104,11 +104,11 @@ func getPage[T any](ctx context.Context, c *Client, res resource, token string) 
 		}
 		body, err := req.Stream(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer body.Close()
 		p = page[T]{}
-		return nil, decodePage(json.NewDecoder(body), &p)
+		return decodePage(json.NewDecoder(body), &p)
 	})
 	return p, err
 }

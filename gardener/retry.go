@@ -25,15 +25,15 @@ func WithRetry(b wait.Backoff) Option { return func(c *Client) { c.retry = b } }
 // repeats it with backoff while it fails transiently. Any other failure (a
 // 403, a 404, an expired continue token) is returned at once: repeating
 // cannot change it, and the caller has its own handling for the last one.
-func (c *Client) readWithRetry(ctx context.Context, read func(ctx context.Context) ([]byte, error)) ([]byte, error) {
-	var body []byte
+// read keeps what it reads itself, so an attempt may stream its answer.
+func (c *Client) readWithRetry(ctx context.Context, read func(ctx context.Context) error) error {
 	var last error
 	attempts := 0
 	err := wait.ExponentialBackoffWithContext(ctx, c.retry, func(ctx context.Context) (bool, error) {
 		attempts++
 		attemptCtx, cancel := context.WithTimeout(ctx, c.requestTimeout)
 		defer cancel()
-		body, last = read(attemptCtx)
+		last = read(attemptCtx)
 		switch {
 		case last == nil:
 			return true, nil
@@ -43,13 +43,13 @@ func (c *Client) readWithRetry(ctx context.Context, read func(ctx context.Contex
 		return false, last
 	})
 	if err == nil {
-		return body, nil
+		return nil
 	}
 	if last != nil && wait.Interrupted(err) {
 		// Out of attempts or out of time: the last failure says why.
-		return nil, fmt.Errorf("%w (gave up after %d attempt(s))", last, attempts)
+		return fmt.Errorf("%w (gave up after %d attempt(s))", last, attempts)
 	}
-	return nil, err
+	return err
 }
 
 // transient reports whether a failed read may succeed when repeated: the
