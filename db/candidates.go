@@ -21,6 +21,7 @@ type candidateRow struct {
 	ClusterLimit    *int      `gorm:"column:cluster_limit"`
 	Headroom        *int      `gorm:"column:headroom"`
 	Selectable      bool      `gorm:"column:selectable"`
+	Guarded         bool      `gorm:"column:guarded"`
 	Rank            int       `gorm:"column:rank"`
 	Reserved        int       `gorm:"column:reserved"`
 	ComputedAt      time.Time `gorm:"column:computed_at"`
@@ -112,6 +113,7 @@ func candidateRows(rows []hap.Candidate, computedAt time.Time) ([]candidateRow, 
 			ClusterLimit:    c.Limit,
 			Headroom:        c.Headroom,
 			Selectable:      c.Selectable,
+			Guarded:         c.Guarded,
 			Rank:            c.Rank,
 			ComputedAt:      computedAt,
 		})
@@ -127,7 +129,8 @@ func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, erro
 	if ga != AllGlobalAccounts {
 		q = q.Where("global_account_id = ?", ga)
 	}
-	if err := q.Order("global_account_id, hyperscaler_type, eu_access, rank, binding_name").Find(&rows).Error; err != nil {
+	// Byte order, as the decisions compare names, whatever the collation.
+	if err := q.Order(`global_account_id COLLATE "C", hyperscaler_type COLLATE "C", eu_access, rank, binding_name COLLATE "C"`).Find(&rows).Error; err != nil {
 		return nil, s.wrap("read candidates", err)
 	}
 	out := make([]CandidateRow, 0, len(rows))
@@ -143,6 +146,7 @@ func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, erro
 				Limit:           r.ClusterLimit,
 				Headroom:        r.Headroom,
 				Selectable:      r.Selectable,
+				Guarded:         r.Guarded,
 				Rank:            r.Rank,
 			},
 			Reserved:   r.Reserved,

@@ -156,7 +156,7 @@ func (s *Store) OpenFindings(ctx context.Context, ga string) ([]OpenFinding, err
 	if ga != AllGlobalAccounts {
 		q = q.Where("global_account_id = ?", ga)
 	}
-	if err := q.Order("global_account_id, binding_name, kind").Find(&rows).Error; err != nil {
+	if err := q.Order(`global_account_id COLLATE "C", binding_name COLLATE "C", kind`).Find(&rows).Error; err != nil {
 		return nil, s.wrap("read open findings", err)
 	}
 	out := make([]OpenFinding, 0, len(rows))

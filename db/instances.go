@@ -44,18 +44,23 @@ const activeInstance = "deleted_at = '0001-01-01 00:00:00+00'"
 // the subscription GA when one is set (NULL counts as not set). KEB's table
 // has no index on subscription_secret_name, so this is one sequential scan
 // rather than one query per binding.
+//
+// Orderings are byte order (COLLATE "C") whatever the database's collation,
+// the order KEB's API server lists names in.
 const countInstancesSQL = `
-SELECT coalesce(subscription_secret_name, '') AS binding_name,
-       CASE WHEN coalesce(subscription_global_account_id, '') <> ''
-            THEN subscription_global_account_id
-            ELSE global_account_id
-       END AS global_account_id,
-       count(*) AS active,
-       json_agg(runtime_id ORDER BY runtime_id)::text AS runtime_ids
-FROM instances
-WHERE ` + activeInstance + `
-GROUP BY 1, 2
-ORDER BY 1, 2`
+SELECT * FROM (
+    SELECT coalesce(subscription_secret_name, '') AS binding_name,
+           CASE WHEN coalesce(subscription_global_account_id, '') <> ''
+                THEN subscription_global_account_id
+                ELSE global_account_id
+           END AS global_account_id,
+           count(*) AS active,
+           json_agg(runtime_id ORDER BY runtime_id COLLATE "C")::text AS runtime_ids
+    FROM instances
+    WHERE ` + activeInstance + `
+    GROUP BY 1, 2
+) per_binding_and_owner
+ORDER BY binding_name COLLATE "C", global_account_id COLLATE "C"`
 
 // InstanceRead is what one consistent read of KEB's table yields.
 type InstanceRead = hap.InstanceRead
@@ -96,7 +101,7 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (InstanceRead, error) {
 			}
 			err := tx.Raw(`SELECT r.instance_id FROM ` + s.table("binding_reservations") + ` r
 				JOIN instances i ON i.instance_id = r.instance_id AND i.subscription_secret_name = r.binding_name
-				ORDER BY r.instance_id`).Scan(&read.Absorbed).Error
+				ORDER BY r.instance_id COLLATE "C"`).Scan(&read.Absorbed).Error
 			if err != nil {
 				return fmt.Errorf("find absorbed reservations: %w", err)
 			}

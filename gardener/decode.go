@@ -18,15 +18,16 @@ type shootItem struct {
 }
 
 func (s shootItem) shoot() hap.Shoot {
-	binding := s.Spec.CredentialsBindingName
+	binding, viaSecret := s.Spec.CredentialsBindingName, false
 	if binding == "" {
 		// Shoots created before credentials bindings name a secret binding
 		// of the same name instead.
-		binding = s.Spec.SecretBindingName
+		binding, viaSecret = s.Spec.SecretBindingName, s.Spec.SecretBindingName != ""
 	}
 	return hap.Shoot{
-		Name:        s.Metadata.Name,
-		BindingName: binding,
+		Name:             s.Metadata.Name,
+		BindingName:      binding,
+		ViaSecretBinding: viaSecret,
 		Deleting:    s.Metadata.DeletionTimestamp != nil && *s.Metadata.DeletionTimestamp != "",
 		RuntimeID:   s.Metadata.Labels[hap.LabelRuntimeID],
 	}

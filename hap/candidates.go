@@ -7,15 +7,27 @@ import (
 )
 
 // DecideCandidates ranks, per (GA, pool), the bindings provisioning may use,
-// following KEB's rules:
+// following KEB (internal/process/provisioning/resolve_credentials_binding.go):
 //   - a GA with several bindings allowed fills the most populated binding
-//     still below its limit; bindings at or above the limit stay listed but
-//     are not selectable, and a GA with no selectable row claims a new binding;
-//   - a GA without the feature has no limit and keeps using the binding KEB
-//     uses today, the first by name;
-//   - a shared pool (rows with an empty GA) uses its least used binding first.
+//     still below its limit (selectBindingBelowLimit); bindings at or above
+//     the limit stay listed but are not selectable, and a GA with no
+//     selectable row claims a new binding;
+//   - the count of a GA's binding is its own active instances
+//     (GetInstanceCountPerBinding), other GAs' rows left out; the job ranks
+//     by the larger of that and the binding's shoots (Usage.Effective), its
+//     one deliberate deviation, which RankOneDeviations names;
+//   - with minBindingsForGuard, a GA holding at least that many bindings of
+//     the pool, none with an active instance of its own, is guarded: KEB
+//     fails its provisioning, so no row of the group may be picked;
+//   - a GA without the feature has no limit and keeps using the first of its
+//     bindings by name;
+//   - a shared pool (rows with an empty GA) uses the binding fewest shoots
+//     name in spec.credentialsBindingName, ties to the first name
+//     (GetLeastUsedCredentialsBindingFromSecretBindings); dirty is no bar
+//     there, KEB's shared selector does not read it.
 //
-// Dirty bindings and free ones are not candidates.
+// Bindings KEB's selectors never return (dirty, free, out of every pool) are
+// not candidates. Names compare as bytes, as the API server lists them.
 func DecideCandidates(t *Tally, p Policy) []Candidate {
 	type group struct {
 		ga   string
@@ -24,35 +36,37 @@ func DecideCandidates(t *Tally, p Policy) []Candidate {
 	groups := map[group][]Candidate{}
 	t.Each(func(u *Usage) {
 		b := u.Binding
-		if b == nil || b.Dirty || (!b.Claimed() && !b.Shared) {
+		if b == nil {
 			return
 		}
-		c := Candidate{
-			GlobalAccountID: b.GlobalAccountID,
-			Pool:            b.Pool,
-			BindingName:     b.Name,
-			DBCount:         u.Instances,
-			ShootCount:      u.Shoots,
-			EffectiveCount:  u.Effective(),
-			Selectable:      true,
-		}
-		if b.Shared {
-			c.GlobalAccountID = ""
-		}
-		if limit, ok := p.limitOf(*b); ok {
-			headroom := limit - c.EffectiveCount
-			c.Limit, c.Headroom = &limit, &headroom
-			c.Selectable = headroom > 0
+		var c Candidate
+		switch {
+		case b.InSharedPool():
+			c = Candidate{Pool: b.Pool, BindingName: b.Name, DBCount: u.Instances, ShootCount: u.Shoots,
+				EffectiveCount: u.CredentialsShoots, Selectable: true}
+		case b.Dedicated() && b.Claimed():
+			own := u.OwnInstances(b.GlobalAccountID)
+			c = Candidate{GlobalAccountID: b.GlobalAccountID, Pool: b.Pool, BindingName: b.Name, DBCount: own,
+				ShootCount: u.Shoots, EffectiveCount: max(own, u.Shoots), Selectable: true}
+			if limit, ok := p.limitOf(*b); ok {
+				headroom := limit - c.EffectiveCount
+				c.Limit, c.Headroom = &limit, &headroom
+				c.Selectable = headroom > 0
+			}
+		default:
+			return
 		}
 		k := group{c.GlobalAccountID, c.Pool}
 		groups[k] = append(groups[k], c)
 	})
 
 	var out []Candidate
-	for _, rows := range groups {
-		slices.SortFunc(rows, candidateOrder(rows[0].GlobalAccountID == "", p.MultiAccount(rows[0].GlobalAccountID)))
+	for k, rows := range groups {
+		slices.SortFunc(rows, candidateOrder(k.ga == "", p.MultiAccount(k.ga)))
+		guarded := p.MultiAccount(k.ga) && guardTrips(rows, p.MinBindingsForGuard)
 		for i := range rows {
 			rows[i].Rank = i + 1
+			rows[i].Guarded = guarded
 		}
 		out = append(out, rows...)
 	}
@@ -65,6 +79,20 @@ func DecideCandidates(t *Tally, p Policy) []Candidate {
 		)
 	})
 	return out
+}
+
+// guardTrips is KEB's guard (resolveWithMultiAccountSupport): at least min
+// bindings, and not one active instance of the GA's own on any of them.
+func guardTrips(rows []Candidate, min int) bool {
+	if min <= 0 || len(rows) < min {
+		return false
+	}
+	for _, r := range rows {
+		if r.DBCount > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // candidateOrder returns the order of one group's rows; the first row is
@@ -98,15 +126,30 @@ func compareBool(a, b bool) int {
 }
 
 // Choice is what provisioning would do for one (GA, pool) given its ranked
-// rows: use Binding, or claim a new binding from the pool.
+// rows: use Binding, claim a new binding from the pool, or nothing at all
+// because the guard stops the GA's provisioning.
 type Choice struct {
 	Binding  string
 	ClaimNew bool
+	Guarded  bool
+}
+
+func (c Choice) String() string {
+	switch {
+	case c.Guarded:
+		return "guarded"
+	case c.ClaimNew:
+		return "claim new"
+	}
+	return c.Binding
 }
 
 // Choose reads rank 1 the way the provisioning read path does.
 func Choose(rows []Candidate) Choice {
 	for _, r := range rows {
+		if r.Guarded {
+			return Choice{Guarded: true}
+		}
 		if r.Rank == 1 && r.Selectable {
 			return Choice{Binding: r.BindingName}
 		}

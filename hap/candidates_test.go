@@ -116,7 +116,7 @@ func TestCandidatesSharedDirtyInternalFree(t *testing.T) {
 	f := new(fleet).
 		binding("shared-busy", "", awsPool, shared).clusters("shared-busy", "x", 9).
 		binding("shared-quiet", "", awsPool, shared).clusters("shared-quiet", "y", 2).
-		binding("shared-dirty", "", awsPool, shared, dirty).
+		binding("shared-dirty", "", awsPool, shared, dirty).clusters("shared-dirty", "z", 4).
 		binding("dirty", "ga", awsPool, dirty).
 		binding("free", "", awsPool).
 		binding("internal", "ga", awsPool, internal).clusters("internal", "ga", 1)
@@ -125,15 +125,20 @@ func TestCandidatesSharedDirtyInternalFree(t *testing.T) {
 	for _, r := range rows {
 		got[r.BindingName] = r
 	}
-	for _, absent := range []string{"shared-dirty", "dirty", "free"} {
+	for _, absent := range []string{"dirty", "free"} {
 		if _, ok := got[absent]; ok {
 			t.Errorf("%s must not be a candidate", absent)
 		}
 	}
+	// KEB's shared selector (hyperscalerType=X, euAccess, shared=true) does
+	// not read dirty: a dirty shared binding stays in the shared pool.
+	if r, ok := got["shared-dirty"]; !ok || r.Rank != 2 {
+		t.Errorf("a dirty shared binding is still in KEB's shared pool: %+v", r)
+	}
 	if c := choice(t, rows, "", awsPool); c.Binding != "shared-quiet" {
 		t.Errorf("shared pool: got %+v, want the least used binding", c)
 	}
-	if r := got["shared-busy"]; r.GlobalAccountID != "" || r.Limit != nil || r.Rank != 2 {
+	if r := got["shared-busy"]; r.GlobalAccountID != "" || r.Limit != nil || r.Rank != 3 {
 		t.Errorf("shared row: %+v", r)
 	}
 	if c := choice(t, rows, "ga", awsPool); c.Binding != "internal" {

@@ -6,13 +6,37 @@ import (
 )
 
 // DecideDrift compares, for every binding name, KEB's database with Gardener
-// and the binding's labels with its use, and returns every disagreement in a
-// stable order.
-func DecideDrift(t *Tally, p Policy) []Finding {
+// and the binding's labels with its use and with KEB's selectors, and, for
+// every (GA, pool) of the candidate rows (DecideCandidates of the same
+// tally and policy), the job's rank 1 with KEB's own choice and KEB's
+// guard. It returns every finding in a stable order.
+func DecideDrift(t *Tally, p Policy, candidates []Candidate) []Finding {
 	var out []Finding
 	t.Each(func(u *Usage) {
 		out = append(out, driftOf(u, p)...)
 	})
+	return append(out, groupFindings(candidates)...)
+}
+
+// groupFindings names the (GA, pool) groups KEB's guard stops and those
+// whose rank 1 is not KEB's choice, on the group's rank 1 binding.
+func groupFindings(candidates []Candidate) []Finding {
+	var out []Finding
+	for _, c := range candidates {
+		if c.Rank == 1 && c.Guarded {
+			out = append(out, Finding{BindingName: c.BindingName, GlobalAccountID: c.GlobalAccountID, Pool: c.Pool,
+				Kind: KindProvisioningGuarded, DBCount: c.DBCount, ShootCount: c.ShootCount,
+				Detail: fmt.Sprintf("the global account holds bindings in pool %s, none with an active instance of its own in KEB's database: KEB's guard (minBindingsForGuard) fails its provisioning there", c.Pool)})
+		}
+	}
+	for _, d := range RankOneDeviations(candidates) {
+		name := d.Job.Binding
+		if name == "" {
+			name = d.KEB.Binding
+		}
+		out = append(out, Finding{BindingName: name, GlobalAccountID: d.GlobalAccountID, Pool: d.Pool,
+			Kind: KindRankOneDeviation, Detail: d.Reason})
+	}
 	return out
 }
 
@@ -45,6 +69,9 @@ func driftOf(u *Usage, p Policy) []Finding {
 	base.Pool = b.Pool
 	base.GlobalAccountID = b.GlobalAccountID
 	var out []Finding
+	if b.OutOfPool != "" {
+		out = append(out, with(KindInNoPool, b.GlobalAccountID, b.OutOfPool))
+	}
 	if u.Instances != u.Shoots {
 		out = append(out, with(KindCountMismatch, b.GlobalAccountID,
 			fmt.Sprintf("database has %d active instance(s), Gardener has %d shoot(s) (%d being deleted)", u.Instances, u.Shoots, u.Deleting)))
@@ -54,7 +81,7 @@ func driftOf(u *Usage, p Policy) []Finding {
 	case inUse && b.Dirty:
 		out = append(out, with(KindDirtyBindingInUse, b.GlobalAccountID,
 			"binding is marked dirty for cleanup but still holds clusters"))
-	case inUse && !b.Claimed() && !b.Shared:
+	case inUse && b.Free():
 		out = append(out, with(KindFreeBindingInUse, "",
 			"binding is free in the pool (no tenantName) but holds clusters"))
 	}

@@ -35,7 +35,7 @@ func TestDriftFindsEveryKind(t *testing.T) {
 	f.instances("elsewhere", "thief", 1)
 	f.s.Shoots = append(f.s.Shoots, Shoot{Name: "stolen", BindingName: "crossshoot", RuntimeID: "thief-elsewhere-0"})
 
-	got := keysOf(DecideDrift(f.tally(), limits(5, nil)))
+	got := keysOf(DecideDrift(f.tally(), limits(5, nil), nil))
 	want := []findingKey{
 		{"crossdb", KindCountMismatch, "ga"},
 		{"crossdb", KindCrossTenant, "intruder"},
@@ -58,11 +58,11 @@ func TestDriftFindsEveryKind(t *testing.T) {
 func TestDriftCountsDeletingShootsAsPresent(t *testing.T) {
 	f := new(fleet).binding("b", "ga", awsPool).clusters("b", "ga", 2)
 	f.s.Shoots[0].Deleting = true
-	if got := DecideDrift(f.tally(), Policy{}); len(got) != 0 {
+	if got := DecideDrift(f.tally(), Policy{}, nil); len(got) != 0 {
 		t.Fatalf("a shoot being deleted is still present: %+v", got)
 	}
 	f.s.Instances[0].Active = 1 // KEB already marked it deleted
-	got := DecideDrift(f.tally(), Policy{})
+	got := DecideDrift(f.tally(), Policy{}, nil)
 	if len(got) != 1 || got[0].Kind != KindCountMismatch || got[0].DeletingShoots != 1 || got[0].ShootCount != 2 {
 		t.Fatalf("want one mismatch reporting the deleting shoot separately, got %+v", got)
 	}
@@ -70,10 +70,10 @@ func TestDriftCountsDeletingShootsAsPresent(t *testing.T) {
 
 func TestOverLimitOnlyWhereALimitApplies(t *testing.T) {
 	f := new(fleet).binding("b", "ga", awsPool).clusters("b", "ga", 6)
-	if got := DecideDrift(f.tally(), Policy{DefaultLimit: 5}); len(got) != 0 {
+	if got := DecideDrift(f.tally(), Policy{DefaultLimit: 5}, nil); len(got) != 0 {
 		t.Fatalf("GA without the feature has no limit: %+v", got)
 	}
-	if got := DecideDrift(f.tally(), limits(6, nil)); len(got) != 0 {
+	if got := DecideDrift(f.tally(), limits(6, nil), nil); len(got) != 0 {
 		t.Fatalf("at the limit is full, not over it: %+v", got)
 	}
 }

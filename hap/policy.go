@@ -2,39 +2,67 @@ package hap
 
 import "strings"
 
+// NoLimit is the limit KEB applies when no limit is configured at all
+// (common/hyperscaler/multiaccount/config.go, LimitForProvider: a default of
+// 0 means no limit, written as 999999).
+const NoLimit = 999999
+
 // Policy is the part of KEB's configuration that decisions follow: which GAs
-// may own several bindings per pool, and how many clusters one binding holds
-// before provisioning moves on to the next.
+// may own several bindings per pool, how many clusters one binding holds
+// before provisioning moves on to the next, and the guard that stops
+// provisioning for a GA whose bindings all look empty. It holds the values
+// KEB applies, which the config package works out from KEB's values or
+// environment.
 type Policy struct {
-	// AllowAll is the allowlist ["*"].
+	// AllowAll is set when "*" is anywhere in allowedGlobalAccounts.
 	AllowAll bool
-	// Allowed holds the listed GAs when AllowAll is false. Empty with
-	// AllowAll false means the feature is off.
+	// Allowed holds the listed GAs. Empty with AllowAll false means the
+	// feature is off.
 	Allowed map[string]bool
-	// DefaultLimit applies to providers without an override.
+	// DefaultLimit applies to a provider without a limit of its own, or whose
+	// limit is 0. A DefaultLimit of 0 means no limit (NoLimit).
 	DefaultLimit int
-	// ProviderLimits is keyed by canonical provider name (see CanonicalProvider).
+	// ProviderLimits is keyed by KEB's provider names (see KEBProvider):
+	// aws, gcp, azure, openstack, alicloud. KEB has no other limit fields.
 	ProviderLimits map[string]int
+	// MinBindingsForGuard: when above 0, a GA holding at least this many
+	// bindings in a pool, none with an active instance of its own, gets no
+	// binding at all (KEB fails the provisioning). 0 turns the guard off.
+	MinBindingsForGuard int
 }
 
 // MultiAccount reports whether the GA may own several bindings per pool, and
-// so whether limits apply to its bindings.
+// so whether limits apply to its bindings (KEB's IsGlobalAccountAllowed).
 func (p Policy) MultiAccount(ga string) bool {
 	return ga != "" && (p.AllowAll || p.Allowed[ga])
 }
 
-// LimitFor returns the cluster limit of a binding: the override of its
-// provider (provider.type, else the provider part of hyperscalerType), else
-// the default.
+// LimitForProvider is KEB's LimitForProvider: the provider's limit; 0, or a
+// provider KEB has no limit field for (gdch, ...), falls back to the default;
+// a default of 0 means NoLimit.
+func (p Policy) LimitForProvider(provider string) int {
+	limit := 0
+	if name := KEBProvider(provider); name != "" {
+		limit = p.ProviderLimits[name]
+	}
+	if limit == 0 {
+		limit = p.DefaultLimit
+	}
+	if limit == 0 {
+		return NoLimit
+	}
+	return limit
+}
+
+// LimitFor returns the cluster limit of a binding: KEB applies the limit of
+// the runtime's provider, which for a binding of a pool is its provider.type,
+// else the provider part of its hyperscalerType.
 func (p Policy) LimitFor(b Binding) int {
-	provider := CanonicalProvider(b.ProviderType)
+	provider := b.ProviderType
 	if provider == "" {
-		provider = CanonicalProvider(ProviderOfHyperscalerType(b.Pool.HyperscalerType))
+		provider = ProviderOfHyperscalerType(b.Pool.HyperscalerType)
 	}
-	if l, ok := p.ProviderLimits[provider]; ok {
-		return l
-	}
-	return p.DefaultLimit
+	return p.LimitForProvider(provider)
 }
 
 // limitOf returns the binding's limit when its GA is subject to one.
@@ -52,31 +80,25 @@ func ProviderOfHyperscalerType(hyperscalerType string) string {
 	return provider
 }
 
-// providerAliases maps the names KEB, its plans and Gardener use for one
-// provider onto the name Gardener's provider.type uses.
-var providerAliases = map[string]string{
+// KEB's provider names for limits, as KEB's CloudProviderFromString
+// (common/runtime) folds them: case-insensitive, and three spellings of SAP
+// Converged Cloud. Nothing else is recognised: another name gets the default.
+var kebProviders = map[string]string{
 	"aws":                 "aws",
-	"amazon":              "aws",
 	"azure":               "azure",
 	"gcp":                 "gcp",
-	"google":              "gcp",
 	"openstack":           "openstack",
-	"sap-converged-cloud": "openstack",
 	"sapconvergedcloud":   "openstack",
-	"sap_converged_cloud": "openstack",
+	"sap-converged-cloud": "openstack",
 	"alicloud":            "alicloud",
-	"alibaba":             "alicloud",
-	"alibabacloud":        "alicloud",
 }
 
-// CanonicalProvider folds the spellings KEB writes ("AWS", "Azure",
-// "SapConvergedCloud", "sap-converged-cloud", ...) into Gardener's provider
-// type names. Unknown providers are returned lower-cased, so a new provider
-// still gets the default limit, and an override written for it still applies.
-func CanonicalProvider(name string) string {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if c, ok := providerAliases[n]; ok {
-		return c
-	}
-	return n
+// KEBProvider returns the limit field KEB uses for a provider name, or ""
+// when KEB has none for it (it then applies the default).
+func KEBProvider(name string) string {
+	return kebProviders[strings.ToLower(name)]
 }
+
+// LimitProviders are the providers KEB has a limit field for, in the order
+// KEB declares them.
+var LimitProviders = []string{"aws", "gcp", "azure", "openstack", "alicloud"}

@@ -38,9 +38,11 @@ type ReleasePlan struct {
 }
 
 // Releasable reports whether a binding is of a kind that may ever be given
-// back: claimed by a GA, and neither shared, internal nor dirty.
+// back: one of a GA's bindings as KEB's dedicated selector reads them (in a
+// pool, not shared, not dirty), and not internal. A binding whose labels
+// put it in no pool waits for an operator to mend them.
 func Releasable(b Binding) bool {
-	return b.Claimed() && !b.Shared && !b.Internal && !b.Dirty
+	return b.Dedicated() && b.Claimed() && !b.Internal
 }
 
 // DecideRelease returns the bindings that may go back to the pool: releasable

@@ -25,6 +25,15 @@ const (
 	KindCrossTenant FindingKind = "cross_tenant"
 	// KindOverLimit: a binding holds more clusters than its provider limit.
 	KindOverLimit FindingKind = "over_limit"
+	// KindInNoPool: the binding's labels keep every selector of KEB's from
+	// returning it (Binding.OutOfPool names the label and value).
+	KindInNoPool FindingKind = "in_no_pool"
+	// KindRankOneDeviation: the job's rank 1 for a GA and pool differs from
+	// KEB's own database-only choice (see RankOneDeviations).
+	KindRankOneDeviation FindingKind = "rank_one_deviation"
+	// KindProvisioningGuarded: KEB's guard (minBindingsForGuard) stops every
+	// provisioning of the GA in the pool.
+	KindProvisioningGuarded FindingKind = "provisioning_guarded"
 )
 
 // Finding is one drift finding. Within a run it is identified by
@@ -52,13 +61,21 @@ type Candidate struct {
 	BindingName     string
 	DBCount         int
 	ShootCount      int
-	// EffectiveCount = max(DBCount, ShootCount): what ranking uses.
+	// DBCount is, for a GA's row, the active instances that GA owns on the
+	// binding (what KEB counts); for a shared row, every active instance.
+	//
+	// EffectiveCount is what ranking uses: for a GA's row max(DBCount,
+	// ShootCount); for a shared row the shoots naming the binding in
+	// spec.credentialsBindingName, KEB's measure there.
 	EffectiveCount int
 	// Limit is nil when the GA is not allowed several bindings (no limit).
 	Limit *int
 	// Headroom = Limit - EffectiveCount, nil without a limit.
 	Headroom   *int
 	Selectable bool
+	// Guarded: KEB's guard stops provisioning for this GA and pool; no row
+	// of the group may be picked, and no new binding claimed.
+	Guarded bool
 	// Rank orders the rows of one (GA, pool); rank 1 is the binding the next
 	// provisioning uses.
 	Rank int

@@ -10,6 +10,9 @@ type Usage struct {
 	// Binding is nil when Gardener has no binding of that name.
 	Binding *Binding
 	Shoots  int
+	// CredentialsShoots of Shoots name the binding in
+	// spec.credentialsBindingName: what KEB's shared-pool pick counts.
+	CredentialsShoots int
 	// Deleting of Shoots carry a deletion timestamp.
 	Deleting int
 	// Instances per owning GA, and their sum.
@@ -23,6 +26,11 @@ type Usage struct {
 // Effective is the count ranking and limits use: the larger of the two sides,
 // so a cluster one side does not know yet still takes its place.
 func (u *Usage) Effective() int { return max(u.Instances, u.Shoots) }
+
+// OwnInstances is what KEB counts for the GA's choice
+// (GetInstanceCountPerBinding): the binding's active instances owned by that
+// GA alone.
+func (u *Usage) OwnInstances(ga string) int { return u.InstancesByGA[ga] }
 
 // Empty reports whether nothing on either side references the name.
 func (u *Usage) Empty() bool { return u.Shoots == 0 && u.Instances == 0 }
@@ -75,6 +83,9 @@ func NewTally(s Snapshot) *Tally {
 		u := t.use(sh.BindingName)
 		u.Shoots++
 		t.ShootsTotal++
+		if !sh.ViaSecretBinding {
+			u.CredentialsShoots++
+		}
 		if sh.Deleting {
 			u.Deleting++
 		}

@@ -40,9 +40,16 @@ type Binding struct {
 	Pool            Pool
 	// ProviderType is provider.type as Gardener holds it (aws, azure, ...).
 	ProviderType string
-	Shared       bool
-	Dirty        bool
-	Internal     bool
+	// Shared is shared: "true", exactly: what KEB's shared selector matches.
+	Shared bool
+	// Dirty is a dirty label of any value: KEB's dedicated selectors take
+	// only bindings without one.
+	Dirty bool
+	// Internal is an internal label of any value: never released.
+	Internal bool
+	// OutOfPool says which label and value keep every selector of KEB's
+	// from returning the binding, or "" when one returns it.
+	OutOfPool string
 	// ResourceVersion and Labels let an action update the binding with
 	// optimistic concurrency and check that nothing changed since the snapshot.
 	ResourceVersion string
@@ -52,12 +59,26 @@ type Binding struct {
 // Claimed reports whether a GA holds the binding.
 func (b Binding) Claimed() bool { return b.GlobalAccountID != "" }
 
+// Dedicated reports whether KEB's dedicated selectors can return the
+// binding: in a pool, not shared, not dirty. Claimed, it is one of its GA's
+// bindings; not claimed, it is free for the next claim.
+func (b Binding) Dedicated() bool { return b.OutOfPool == "" && !b.Shared && !b.Dirty }
+
+// Free reports whether KEB's claim selector can return the binding.
+func (b Binding) Free() bool { return b.Dedicated() && !b.Claimed() }
+
+// InSharedPool reports whether KEB's shared selector can return the binding.
+func (b Binding) InSharedPool() bool { return b.OutOfPool == "" && b.Shared }
+
 // Shoot is what decisions need of one Shoot.
 type Shoot struct {
 	Name string
 	// BindingName is spec.credentialsBindingName, else spec.secretBindingName;
 	// empty when the shoot names neither.
 	BindingName string
+	// ViaSecretBinding: BindingName came from spec.secretBindingName. KEB's
+	// shared-pool pick counts spec.credentialsBindingName only.
+	ViaSecretBinding bool
 	Deleting    bool
 	RuntimeID   string
 }

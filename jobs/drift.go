@@ -16,7 +16,8 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot is all drift needs.
 
 	// Decide.
-	findings := hap.DecideDrift(f.Tally, r.Config.Policy())
+	p := r.Config.Policy()
+	findings := hap.DecideDrift(f.Tally, p, f.Candidates(p))
 	r.beforeAct(JobDrift)
 
 	// Act.

@@ -31,7 +31,14 @@ type ReportGroup struct {
 	EUAccess        bool        `json:"euAccess"`
 	Next            string      `json:"next"` // the binding provisioning picks next, or "" to claim a new one
 	ClaimNew        bool        `json:"claimNew"`
-	Rows            []ReportRow `json:"bindings"`
+	// Guarded: KEB's guard (minBindingsForGuard) fails every provisioning
+	// of the GA in this pool; nothing is picked and nothing claimed.
+	Guarded bool `json:"guarded"`
+	// KEBChoice is set when KEB's own database-only choice differs from
+	// Next ("claim new" or a binding name), with the reason.
+	KEBChoice string      `json:"kebChoice,omitempty"`
+	Deviation string      `json:"deviation,omitempty"`
+	Rows      []ReportRow `json:"bindings"`
 }
 
 // ReportRow is one candidate binding and its open findings.
@@ -87,7 +94,8 @@ func (r *Runner) LiveReport(ctx context.Context, ga string) (Report, error) {
 		return Report{}, err
 	}
 	p := r.Config.Policy()
-	rep := BuildReport(f.Candidates(p), hap.DecideDrift(f.Tally, p), ga)
+	rows := f.Candidates(p)
+	rep := BuildReport(rows, hap.DecideDrift(f.Tally, p, rows), ga)
 	rep.Source, rep.ComputedAt = "live", r.Now()
 	return rep, nil
 }
@@ -120,6 +128,7 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 		pool hap.Pool
 	}
 	groups := map[key]*ReportGroup{}
+	members := map[key][]hap.Candidate{}
 	var order []key
 	for _, c := range candidates {
 		if ga != "" && c.GlobalAccountID != ga {
@@ -128,13 +137,11 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 		k := key{c.GlobalAccountID, c.Pool}
 		g, ok := groups[k]
 		if !ok {
-			g = &ReportGroup{GlobalAccountID: c.GlobalAccountID, HyperscalerType: c.Pool.HyperscalerType, EUAccess: c.Pool.EUAccess, ClaimNew: true}
+			g = &ReportGroup{GlobalAccountID: c.GlobalAccountID, HyperscalerType: c.Pool.HyperscalerType, EUAccess: c.Pool.EUAccess}
 			groups[k] = g
 			order = append(order, k)
 		}
-		if c.Rank == 1 && c.Selectable {
-			g.Next, g.ClaimNew = c.BindingName, false
-		}
+		members[k] = append(members[k], c)
 		g.Rows = append(g.Rows, ReportRow{
 			Binding: c.BindingName, DBCount: c.DBCount, ShootCount: c.ShootCount, EffectiveCount: c.EffectiveCount,
 			Limit: c.Limit, Headroom: c.Headroom, Rank: c.Rank, Selectable: c.Selectable, Drift: drift[c.BindingName],
@@ -142,6 +149,11 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 	}
 	for _, k := range order {
 		g := groups[k]
+		choice := hap.Choose(members[k])
+		g.Next, g.ClaimNew, g.Guarded = choice.Binding, choice.ClaimNew, choice.Guarded
+		if devs := hap.RankOneDeviations(members[k]); len(devs) > 0 {
+			g.KEBChoice, g.Deviation = devs[0].KEB.String(), devs[0].Reason
+		}
 		slices.SortFunc(g.Rows, func(a, b ReportRow) int { return cmp.Compare(a.Rank, b.Rank) })
 		rep.Groups = append(rep.Groups, *g)
 	}
@@ -168,7 +180,7 @@ func compareBools(a, b bool) int {
 func (rep Report) WriteTable(out io.Writer) error {
 	fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
+	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tKEB'S OWN CHOICE\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
 	for _, g := range rep.Groups {
 		ga := g.GlobalAccountID
 		if ga == "" {
@@ -178,20 +190,31 @@ func (rep Report) WriteTable(out io.Writer) error {
 		if g.EUAccess {
 			pool += " (eu)"
 		}
-		next := g.Next
-		if g.ClaimNew {
+		next, keb := g.Next, "same"
+		switch {
+		case g.Guarded:
+			next = "GUARDED"
+		case g.ClaimNew:
 			next = "CLAIM NEW"
+		}
+		if g.KEBChoice != "" {
+			keb = g.KEBChoice
 		}
 		for i, r := range g.Rows {
 			if i > 0 {
-				ga, pool, next = "", "", ""
+				ga, pool, next, keb = "", "", "", ""
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%t\t%s\n", ga, pool, next, r.Binding, r.Rank,
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%t\t%s\n", ga, pool, next, keb, r.Binding, r.Rank,
 				r.DBCount, r.ShootCount, optionalInt(r.Limit), optionalInt(r.Headroom), r.Selectable, dashIfEmpty(strings.Join(r.Drift, ",")))
 		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
+	}
+	for _, g := range rep.Groups {
+		if g.Deviation != "" {
+			fmt.Fprintf(out, "\nGA %s, pool %s: rank 1 differs from KEB's own choice: %s\n", g.GlobalAccountID, g.HyperscalerType, g.Deviation)
+		}
 	}
 	if len(rep.Other) == 0 {
 		return nil

@@ -51,7 +51,7 @@ var (
 	shootsPerBinding = prometheus.NewDesc("keb_shoots_per_credentials_binding",
 		"Shoots in Gardener that use the CredentialsBinding, those being deleted included.", bindingLabels, nil)
 	available = prometheus.NewDesc("keb_available_credentials_bindings",
-		"Free CredentialsBindings in the pool: unclaimed, not shared, not dirty, not internal.", poolLabels, nil)
+		"Free CredentialsBindings in the pool: those KEB's claim selector returns (no tenantName, not shared, no dirty label).", poolLabels, nil)
 	instancesPerBinding = prometheus.NewDesc("hap_reconciler_instances_per_credentials_binding",
 		"Active instances in KEB's database that use the CredentialsBinding.", bindingLabels, nil)
 	limitPerBinding = prometheus.NewDesc("hap_reconciler_credentials_binding_limit",

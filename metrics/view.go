@@ -22,13 +22,13 @@ func FleetOf(t *hap.Tally, candidates []hap.Candidate, skippedObjects []hap.Skip
 		if b == nil {
 			return
 		}
-		if !b.Shared {
-			free[b.Pool] += 0 // every non-shared pool is listed, exhausted ones with 0
+		if b.Dedicated() {
+			free[b.Pool] += 0 // every dedicated pool is listed, exhausted ones with 0
 		}
 		switch {
-		case b.Claimed() && !b.Shared && !b.Dirty:
+		case b.Dedicated() && b.Claimed():
 			claimed[gaPool{b.GlobalAccountID, b.Pool}]++
-		case !b.Claimed() && !b.Shared && !b.Dirty && !b.Internal:
+		case b.Free():
 			free[b.Pool]++
 		}
 		if b.Claimed() || b.Shared || !u.Empty() {

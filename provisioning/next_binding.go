@@ -60,6 +60,10 @@ type Request struct {
 //     when the insert happened, so two concurrent calls for one instance id
 //     cannot both count; the loser sees picked but no bumped row, and the
 //     caller asks again to find the winner's reservation.
+//   - A GA and pool under KEB's guard (minBindingsForGuard) picks nothing:
+//     guard says so, and NextBinding answers ErrGuarded.
+//   - Ties go to the name first in byte order (COLLATE "C"), the order the
+//     API server lists bindings in, whatever the database's collation.
 //
 // The CTE with FOR UPDATE is MATERIALIZED so that it runs exactly once.
 const nextBindingTemplate = `
@@ -68,10 +72,21 @@ WITH existing AS (
     FROM %[1]s.binding_reservations
     WHERE instance_id = $1
 ),
+guard AS (
+    SELECT EXISTS (
+        SELECT 1
+        FROM %[1]s.binding_candidates g
+        WHERE g.global_account_id = $2
+          AND g.hyperscaler_type = $3
+          AND g.eu_access = $4
+          AND g.guarded
+    ) AS guarded
+),
 picked AS MATERIALIZED (
     SELECT c.binding_name
     FROM %[1]s.binding_candidates c
     WHERE NOT EXISTS (SELECT 1 FROM existing)
+      AND NOT (SELECT guarded FROM guard)
       AND c.global_account_id = $2
       AND c.hyperscaler_type = $3
       AND c.eu_access = $4
@@ -80,7 +95,7 @@ picked AS MATERIALIZED (
     -- A GA fills its most populated binding first (rank 1); a shared pool
     -- spreads clusters over its least used binding.
     ORDER BY CASE WHEN c.global_account_id = '' THEN c.effective_count + c.reserved ELSE c.rank END,
-             c.binding_name
+             c.binding_name COLLATE "C"
     LIMIT 1
     FOR UPDATE
 ),
@@ -99,7 +114,8 @@ bumped AS (
     RETURNING c.binding_name
 )
 SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM bumped)),
-       (SELECT count(*) FROM picked)`
+       (SELECT count(*) FROM picked),
+       (SELECT guarded FROM guard)`
 
 // NextBindingSQL returns the statement NextBinding runs, for schema.
 func NextBindingSQL(schema string) (string, error) {
@@ -132,9 +148,16 @@ func schemaOrDefault(schema string) string {
 // the winner's reservation.
 const lostRaceAttempts = 3
 
+// ErrGuarded is NextBinding's answer for a GA and pool under KEB's guard
+// (minBindingsForGuard): the GA holds at least that many bindings of the pool
+// and none has an active instance of its own. KEB fails the provisioning: it
+// neither uses a binding nor claims a new one.
+var ErrGuarded = errors.New("provisioning guarded: the global account's bindings in this pool hold no active instance (minBindingsForGuard)")
+
 // NextBinding names the binding for req's cluster and reserves a place in
 // it, or returns claimNew when none of the GA's bindings in that pool is
-// below its limit, in which case KEB claims a new binding from the pool.
+// below its limit, in which case KEB claims a new binding from the pool. A
+// GA and pool under KEB's guard get an error that is ErrGuarded.
 func NextBinding(ctx context.Context, db Querier, req Request) (name string, claimNew bool, err error) {
 	if strings.TrimSpace(req.InstanceID) == "" {
 		return "", false, errors.New("next binding: instance id is empty")
@@ -149,13 +172,17 @@ func NextBinding(ctx context.Context, db Querier, req Request) (name string, cla
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var binding sql.NullString
 		var picked int
+		var guarded bool
 		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess).
-			Scan(&binding, &picked)
+			Scan(&binding, &picked, &guarded)
 		switch {
 		case err != nil:
 			return "", false, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		case binding.Valid:
 			return binding.String, false, nil
+		case guarded:
+			return "", false, fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
+				req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, ErrGuarded)
 		case picked == 0:
 			return "", true, nil
 		}

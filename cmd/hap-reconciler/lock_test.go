@@ -69,7 +69,7 @@ func TestTwoRunsAtOnceOnlyOneDoesTheWork(t *testing.T) {
 		t.Errorf("candidate table of the first run:\n got %v\nwant %v", got, want)
 	}
 	want := map[findingKey]bool{}
-	for _, f := range hap.DecideDrift(truth, p) {
+	for _, f := range hap.DecideDrift(truth, p, hap.DecideCandidates(truth, p)) {
 		want[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = true
 	}
 	if got := s.openFindings(t); len(want) == 0 || !reflect.DeepEqual(keys(got), keys(want)) {

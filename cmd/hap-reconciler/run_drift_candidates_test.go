@@ -97,7 +97,7 @@ func TestRunRecordsEveryDriftAndTheExactCandidateTable(t *testing.T) {
 		}
 	}
 	want := map[findingKey]bool{}
-	for _, f := range hap.DecideDrift(truth, cfg.Policy()) {
+	for _, f := range hap.DecideDrift(truth, cfg.Policy(), hap.DecideCandidates(truth, cfg.Policy())) {
 		want[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = true
 	}
 	if !reflect.DeepEqual(keys(got), keys(want)) {

@@ -76,15 +76,16 @@ func (i *Instance) Suspended() bool {
 func (l *Landscape) ExpectedShoots() []hap.Shoot {
 	out := make([]hap.Shoot, 0, len(l.Shoots))
 	for _, s := range l.Shoots {
-		binding := ""
+		binding, viaSecret := "", false
 		if s.Object.Spec.CredentialsBindingName != nil {
 			binding = *s.Object.Spec.CredentialsBindingName
 		} else if s.Object.Spec.SecretBindingName != nil {
-			binding = *s.Object.Spec.SecretBindingName
+			binding, viaSecret = *s.Object.Spec.SecretBindingName, *s.Object.Spec.SecretBindingName != ""
 		}
 		out = append(out, hap.Shoot{
-			Name:        s.Object.Name,
-			BindingName: binding,
+			Name:             s.Object.Name,
+			BindingName:      binding,
+			ViaSecretBinding: viaSecret,
 			Deleting:    s.Deleting,
 			RuntimeID:   s.Object.Labels[hap.LabelRuntimeID],
 		})
