@@ -9,6 +9,9 @@ command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 [[ -x /usr/lib/postgresql/15/bin/initdb ]] || missing+=(postgresql-15)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v prometheus-pushgateway >/dev/null 2>&1 || [[ -x /usr/bin/prometheus-pushgateway ]] || missing+=(prometheus-pushgateway)
+# The collation tests create a cluster in a locale whose text order is not
+# byte order (testbed.CollatingLocale); localedef needs the locales' sources.
+[[ -f /usr/share/i18n/locales/en_US ]] || missing+=(locales)
 
 if ((${#missing[@]})); then
   echo "==> installing ${missing[*]}"
@@ -19,4 +22,11 @@ if ((${#missing[@]})); then
     $sudo apt-get update >/dev/null
     $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
   }
+fi
+
+if ! locale -a 2>/dev/null | grep -qix 'en_US.utf8'; then
+  echo "==> generating the en_US.UTF-8 locale"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo localedef -i en_US -c -f UTF-8 en_US.UTF-8
 fi

@@ -28,6 +28,10 @@ func TestFleetSeriesCarryTheKEBNamesAndValues(t *testing.T) {
 			{Name: "b", GlobalAccountID: "ga", Pool: aws},
 			{Name: "free-1", Pool: aws},
 			{Name: "free-dirty", Pool: aws, Dirty: true},
+			// KEB's claim selector does not read internal: it is free to claim.
+			{Name: "free-internal", Pool: aws, Internal: true},
+			// dirty: "false" keeps it from every selector of KEB's.
+			{Name: "free-odd", Pool: aws, Dirty: true, OutOfPool: `label dirty has value "false"`},
 			{Name: "eu-claimed", GlobalAccountID: "ga", Pool: hap.Pool{HyperscalerType: "aws", EUAccess: true}},
 		},
 		[]hap.Shoot{{Name: "s1", BindingName: "a"}, {Name: "s2", BindingName: "a"}},
@@ -40,9 +44,9 @@ func TestFleetSeriesCarryTheKEBNamesAndValues(t *testing.T) {
 	m := New()
 	m.SetFleet(FleetOf(tally, cands, []hap.Skipped{{Kind: "Shoot", Name: "x"}}))
 	want := `
-# HELP keb_available_credentials_bindings Free CredentialsBindings in the pool: unclaimed, not shared, not dirty, not internal.
+# HELP keb_available_credentials_bindings Free CredentialsBindings in the pool: those KEB's claim selector returns (no tenantName, not shared, no dirty label).
 # TYPE keb_available_credentials_bindings gauge
-keb_available_credentials_bindings{eu_access="false",hyperscaler_type="aws"} 1
+keb_available_credentials_bindings{eu_access="false",hyperscaler_type="aws"} 2
 keb_available_credentials_bindings{eu_access="true",hyperscaler_type="aws"} 0
 # HELP keb_credentials_bindings_per_ga CredentialsBindings (hyperscaler accounts) claimed by the global account in the pool.
 # TYPE keb_credentials_bindings_per_ga gauge

@@ -31,15 +31,25 @@ type Postgres struct {
 	binDir  string
 	account serverAccount
 	port    int
+	locale  string
 
 	mu      sync.Mutex
 	server  *postgresServer
 	stopped bool
 }
 
-// StartPostgres creates a cluster and returns once it accepts connections.
-// Call Stop to end it and remove its files.
-func StartPostgres(ctx context.Context) (*Postgres, error) {
+// StartPostgres creates a cluster with the C locale and returns once it
+// accepts connections. Call Stop to end it and remove its files.
+func StartPostgres(ctx context.Context) (*Postgres, error) { return StartPostgresWithLocale(ctx, "") }
+
+// CollatingLocale is a locale whose text order is not byte order (in it
+// "aws1a" sorts before "aws-1b"), as production clusters are often created
+// with. hack/ensure-tools.sh generates it when the machine lacks it.
+const CollatingLocale = "en_US.UTF-8"
+
+// StartPostgresWithLocale is StartPostgres for a cluster created with the
+// given locale ("" for C): its databases collate text in that locale's order.
+func StartPostgresWithLocale(ctx context.Context, locale string) (*Postgres, error) {
 	binDir, err := postgresBinDir(ctx)
 	if err != nil {
 		return nil, err
@@ -52,7 +62,7 @@ func StartPostgres(ctx context.Context) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create PostgreSQL directory: %w", err)
 	}
-	p := &Postgres{dir: dir, binDir: binDir, account: account}
+	p := &Postgres{dir: dir, binDir: binDir, account: account, locale: locale}
 	if err := p.create(ctx); err != nil {
 		_ = p.Stop()
 		return nil, err
@@ -64,7 +74,7 @@ func (p *Postgres) create(ctx context.Context) error {
 	if err := os.Chown(p.dir, p.account.uid, p.account.gid); err != nil {
 		return fmt.Errorf("hand %s to the server's user: %w", p.dir, err)
 	}
-	if err := initDataDir(ctx, p.binDir, p.dataDir(), p.account); err != nil {
+	if err := initDataDir(ctx, p.binDir, p.dataDir(), p.locale, p.account); err != nil {
 		return err
 	}
 	// A free port can be taken by someone else before the server binds it;

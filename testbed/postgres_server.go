@@ -35,15 +35,20 @@ var serverSettings = []string{
 	"max_connections=150",
 }
 
-// initDataDir runs initdb. Local and host connections of the superuser are
-// trusted; everyone else must give a password over TCP (see pgHBA).
-func initDataDir(ctx context.Context, binDir, dataDir string, acct serverAccount) error {
+// initDataDir runs initdb, with locale or, when it is "", none (C).
+// Local and host connections of the superuser are trusted; everyone else
+// must give a password over TCP (see pgHBA).
+func initDataDir(ctx context.Context, binDir, dataDir, locale string, acct serverAccount) error {
+	localeArg := "--no-locale"
+	if locale != "" {
+		localeArg = "--locale=" + locale
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
 		"--pgdata", dataDir,
 		"--username", superuser,
 		"--auth", "trust",
 		"--encoding", "UTF8",
-		"--no-locale",
+		localeArg,
 		"--no-sync",
 	)
 	cmd.Env = serverEnv()
