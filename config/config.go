@@ -1,8 +1,11 @@
-// Package config reads the job's YAML configuration: KEB's
-// hap.multiHyperscalerAccount block, verbatim, plus the job's own settings.
+// Package config reads the job's YAML configuration: KEB's `hap` values
+// block, verbatim, plus the job's own settings. KEB's multi-account settings
+// may come from KEB's environment variables instead of the file.
 package config
 
 import (
+	"fmt"
+	"maps"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
@@ -18,26 +21,54 @@ type Config struct {
 	Candidates Candidates `json:"candidates"`
 	Release    Release    `json:"release"`
 	Metrics    Metrics    `json:"metrics"`
+
+	// Warnings are the settings the job accepted but, like KEB, does not
+	// apply as written. The commands log each once at start.
+	Warnings []Warning `json:"-"`
+	// PolicySource says where hap.multiHyperscalerAccount came from: "file"
+	// (with the path once loaded by Load), "environment" (with the
+	// variables read), or "" when neither sets it and the feature is off.
+	PolicySource string `json:"-"`
 }
 
-// HAP mirrors KEB's `hap` block. Rule is accepted, so KEB's own values can be
-// reused as they are, but the job does not evaluate it.
+// Warning is a setting the job accepts without applying it as written: a key
+// KEB does not have, a limit KEB as deployed does not read, an allowlist
+// entry that matches no global account.
+type Warning struct {
+	// Key is the setting's full path in the file, or the environment
+	// variable.
+	Key string
+	// Value is the value as written, quoted like in configuration errors.
+	Value  string
+	Reason string
+}
+
+func (w Warning) String() string {
+	return fmt.Sprintf("%s = %s: %s", w.Key, w.Value, w.Reason)
+}
+
+// HAP mirrors KEB's `hap` values block. Rule is accepted, so KEB's own values
+// can be reused as they are, but the job does not evaluate it.
 type HAP struct {
 	Rule                    []string      `json:"rule"`
 	MultiHyperscalerAccount *MultiAccount `json:"multiHyperscalerAccount"`
 }
 
-// MultiAccount is KEB's hap.multiHyperscalerAccount block.
+// MultiAccount holds the values KEB applies from its multi-account
+// settings (MultiAccountConfig in KEB's common/hyperscaler/multiaccount).
 type MultiAccount struct {
 	AllowedGlobalAccounts []string `json:"allowedGlobalAccounts"`
+	MinBindingsForGuard   int      `json:"minBindingsForGuard"`
 	Limits                Limits   `json:"limits"`
 }
 
-// Limits is `default` plus per-provider overrides, keyed by canonical
-// provider name once loaded.
+// Limits are the limits KEB applies: Default (hap.NoLimit when not set, as
+// KEB's envconfig default) and the providers' own limits, keyed by KEB's
+// field names (hap.LimitProviders). A provider missing from Providers, or
+// set to 0, gets Default.
 type Limits struct {
-	Default   int
-	Providers map[string]int
+	Default   int            `json:"default"`
+	Providers map[string]int `json:"providers"`
 }
 
 // Gardener settings.
@@ -79,13 +110,10 @@ type Release struct {
 	GuardRatio  float64  `json:"guardRatio"`
 }
 
-// Release modes.
-const (
-	// ReleaseDirty hands the account to the account-cleanup process.
-	ReleaseDirty = "dirty"
-	// ReleaseUnclaim puts the account straight back into the pool.
-	ReleaseUnclaim = "unclaim"
-)
+// ReleaseDirty, the only release mode, labels the binding `dirty: "true"`
+// and keeps `tenantName`, handing the account to the account-cleanup
+// process, as KEB does when it frees a binding.
+const ReleaseDirty = "dirty"
 
 // Metrics settings.
 type Metrics struct {
@@ -116,14 +144,20 @@ func Default() Config {
 	}
 }
 
-// Policy returns the decisions' view of hap.multiHyperscalerAccount. A
-// missing block or an empty allowlist turns the feature off.
+// Policy returns the decisions' view of KEB's multi-account settings, with
+// the values KEB applies. A missing block or an empty allowlist turns the
+// feature off; with nothing set KEB's default limit is hap.NoLimit.
 func (c Config) Policy() hap.Policy {
 	m := c.HAP.MultiHyperscalerAccount
 	if m == nil {
-		return hap.Policy{}
+		return hap.Policy{DefaultLimit: hap.NoLimit}
 	}
-	p := hap.Policy{Allowed: map[string]bool{}, DefaultLimit: m.Limits.Default, ProviderLimits: m.Limits.Providers}
+	p := hap.Policy{
+		Allowed:             map[string]bool{},
+		DefaultLimit:        m.Limits.Default,
+		ProviderLimits:      maps.Clone(m.Limits.Providers),
+		MinBindingsForGuard: m.MinBindingsForGuard,
+	}
 	for _, ga := range m.AllowedGlobalAccounts {
 		if ga == "*" {
 			p.AllowAll = true

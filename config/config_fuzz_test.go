@@ -25,6 +25,8 @@ func FuzzParse(f *testing.F) {
 		"candidates: {reservationTTL: [1]}\nunknown: 1\n",
 		"&a [*a, *a]\n",
 		"{\"hap\": {\"multiHyperscalerAccount\": null}}",
+		"hap:\n  future: [1]\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ['', ' x']\n    minBindingsForGuard: 2\n    limits: {gdch: -1, openstack: 7, default: 0}\n",
+		"hap: {multiHyperscalerAccount: {limits: [1], allowedGlobalAccounts: [[]]}, rule: [{a: b}]}\nrelease: {mode: unclaim}\n",
 	} {
 		f.Add([]byte(seed))
 	}

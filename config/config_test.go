@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,20 @@ release:
 		t.Fatal(err)
 	}
 	p := cfg.Policy()
-	if !p.AllowAll || !p.MultiAccount("any-ga") || p.DefaultLimit != 3 || p.ProviderLimits["aws"] != 180 || p.ProviderLimits["alicloud"] != 100 {
+	// openstack and alicloud are KEB's keys, but KEB as deployed does not
+	// apply them (its chart sets variables envconfig never reads): both
+	// providers get the default, with a warning each.
+	want := map[string]int{"aws": 180, "gcp": 135, "azure": 3, "openstack": 3, "alicloud": 3}
+	for provider, limit := range want {
+		if got := p.LimitForProvider(provider); got != limit {
+			t.Errorf("limit of %s: %d, want %d", provider, got, limit)
+		}
+	}
+	if !p.AllowAll || !p.MultiAccount("any-ga") || p.DefaultLimit != 3 {
 		t.Fatalf("policy %+v", p)
+	}
+	if got := warningKeys(cfg.Warnings); !slices.Equal(got, []string{limitsKey + ".alicloud", limitsKey + ".openstack"}) {
+		t.Errorf("warnings %v", cfg.Warnings)
 	}
 	if cfg.Release.GracePeriod.Duration != 2*time.Hour || cfg.Release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
 		t.Fatalf("defaults not kept under the file: %+v", cfg)
@@ -66,13 +79,19 @@ func TestFeatureOffWhenBlockMissingOrListEmpty(t *testing.T) {
 	}
 }
 
-func TestProviderKeysAreMatchedTheWayKEBWritesThem(t *testing.T) {
+// KEB's chart passes limits.aws, limits.gcp, ... under fixed variable names;
+// a key spelled otherwise (AWS, sap-converged-cloud) reaches no variable, so
+// KEB never sees it. The job warns and, like KEB, applies the default.
+func TestProviderKeysOtherThanKEBsAreNotApplied(t *testing.T) {
 	cfg, err := Load(write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ['*']\n    limits: {default: 3, AWS: 7, sap-converged-cloud: 9}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := cfg.Policy().ProviderLimits; l["aws"] != 7 || l["openstack"] != 9 {
-		t.Fatalf("limits %v", l)
+	if p := cfg.Policy(); p.LimitForProvider("aws") != 3 || p.LimitForProvider("openstack") != 3 {
+		t.Fatalf("limits %v", p.ProviderLimits)
+	}
+	if got := warningKeys(cfg.Warnings); !slices.Equal(got, []string{limitsKey + ".AWS", limitsKey + ".sap-converged-cloud"}) {
+		t.Errorf("warnings %v", cfg.Warnings)
 	}
 }
 
@@ -83,16 +102,23 @@ func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
 	}{
 		{"unknown top-level key", "nmespace: x\n", []string{"nmespace", "unknown key"}},
 		{"unknown nested key", "release:\n  gracePeriode: 1h\n", []string{"release.gracePeriode", "unknown key"}},
+		{"unknown key beside a hap block", "hap: {rule: [aws]}\nrelease:\n  gracePeriode: 1h\n", []string{"release.gracePeriode", "unknown key"}},
 		{"negative limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, aws: -1}\n", []string{"hap.multiHyperscalerAccount.limits.aws", "-1"}},
 		{"non-numeric limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, gcp: lots}\n", []string{"limits.gcp", `"lots"`}},
 		{"fractional limit", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 2.5}\n", []string{"limits.default", "2.5"}},
-		{"empty provider key", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, '': 4}\n", []string{"limits", "must not be empty"}},
-		{"duplicate provider", "hap:\n  multiHyperscalerAccount:\n    limits: {default: 3, aws: 4, AWS: 5}\n", []string{"limits.aws", "already set"}},
-		{"missing default", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ['*']\n", []string{"limits.default", "required"}},
+		{"negative limit KEB does not apply", "hap:\n  multiHyperscalerAccount:\n    limits: {openstack: -4}\n", []string{"limits.openstack", "-4"}},
+		{"huge limit", "hap:\n  multiHyperscalerAccount:\n    limits: {azure: 1e12}\n", []string{"limits.azure", "1000000000000", "at most"}},
+		{"limits not a mapping", "hap:\n  multiHyperscalerAccount:\n    limits: [3]\n", []string{"hap.multiHyperscalerAccount.limits", "mapping"}},
+		{"negative guard", "hap:\n  multiHyperscalerAccount:\n    minBindingsForGuard: -1\n", []string{"hap.multiHyperscalerAccount.minBindingsForGuard", "-1"}},
+		{"allowlist not a list", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: ga-1\n", []string{"allowedGlobalAccounts", `"ga-1"`}},
+		{"allowlist entry not a string", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [[a]]\n", []string{"allowedGlobalAccounts[0]", `["a"]`}},
+		{"rule not a list", "hap:\n  rule: aws\n", []string{"hap.rule", `"aws"`}},
+		{"hap not a mapping", "hap: [a]\n", []string{"hap", "mapping"}},
 		{"malformed cron", "schedules:\n  drift: every ten minutes\n", []string{"schedules.drift", `"every ten minutes"`}},
 		{"bad duration", "release:\n  gracePeriod: soon\n", []string{"release.gracePeriod", `"soon"`, "duration"}},
 		{"wrong type", "release:\n  maxPerRun: ten\n", []string{"release.maxPerRun", `"ten"`, "integer"}},
 		{"bad mode", "release:\n  mode: wipe\n", []string{"release.mode", `"wipe"`}},
+		{"unclaim is gone", "release:\n  mode: unclaim\n", []string{"release.mode", `"unclaim"`, "no longer supported", "nobody had cleaned"}},
 		{"bad schema", "database:\n  schema: 'hap; drop'\n", []string{"database.schema", `"hap; drop"`}},
 		{"not a mapping", "- a\n- b\n", []string{"(file)", "mapping"}},
 		{"not YAML", "a: [\n", []string{"not valid YAML"}},
@@ -119,4 +145,12 @@ func TestUnreadableFile(t *testing.T) {
 	if !errors.As(err, &cfgErr) || !strings.Contains(err.Error(), "missing.yaml") || !strings.Contains(err.Error(), "cannot read") {
 		t.Fatalf("got %v", err)
 	}
+}
+
+func warningKeys(ws []Warning) []string {
+	keys := make([]string, 0, len(ws))
+	for _, w := range ws {
+		keys = append(keys, w.Key)
+	}
+	return keys
 }

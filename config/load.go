@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"strconv"
@@ -49,24 +50,72 @@ func quote(v any) string {
 }
 
 // Load reads the file at path over the defaults and validates the result.
-// An empty path means the defaults alone.
-func Load(path string) (Config, error) {
+// An empty path means the defaults alone. It does not look at the
+// environment; LoadWithEnv does.
+func Load(path string) (Config, error) { return LoadWithEnv(path, nil) }
+
+// LoadWithEnv is Load, plus KEB's own variables for its multi-account
+// settings (APP_HAP_MULTI_HYPERSCALER_ACCOUNT_..., read as KEB reads them)
+// when the file has no hap.multiHyperscalerAccount block. Both at once are
+// refused. getenv returns "" for a variable that is not set; nil means an
+// empty environment.
+func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
 	cfg := Default()
-	if path == "" {
-		return cfg, cfg.Validate()
+	if path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, &Error{Key: "--config", Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read the file (%v)", errors.Unwrap(err))}
+		}
+		if err := Parse(raw, &cfg); err != nil {
+			return cfg, err
+		}
+		if cfg.PolicySource == SourceFile {
+			cfg.PolicySource = SourceFile + " " + path
+		}
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return cfg, &Error{Key: "--config", Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read the file (%v)", errors.Unwrap(err))}
+	if getenv == nil {
+		getenv = func(string) string { return "" }
 	}
-	if err := Parse(raw, &cfg); err != nil {
+	if err := applyEnv(&cfg, getenv); err != nil {
 		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }
 
-// Parse applies a YAML document to cfg, refusing unknown keys and values of
-// the wrong type with the key's full path.
+// Where the multi-account settings came from (Config.PolicySource).
+const (
+	SourceFile        = "file"
+	SourceEnvironment = "environment"
+)
+
+// applyEnv takes KEB's multi-account variables when the file has no block.
+func applyEnv(cfg *Config, getenv func(string) string) error {
+	r := &hapReader{}
+	warnChartOnlyVariables(getenv, r)
+	cfg.Warnings = append(cfg.Warnings, r.warnings...)
+	r.warnings = nil
+	set := kebVariablesSet(getenv)
+	if len(set) == 0 {
+		return nil
+	}
+	if cfg.HAP.MultiHyperscalerAccount != nil {
+		return &Error{Key: multiAccountKey, Reason: fmt.Sprintf("is set both in %s and by KEB's environment variables %s; use one",
+			cfg.PolicySource, strings.Join(set, ", "))}
+	}
+	m, err := multiAccountFromEnv(getenv, r)
+	if err != nil {
+		return err
+	}
+	cfg.HAP.MultiHyperscalerAccount = m
+	cfg.PolicySource = environmentSource(set)
+	cfg.Warnings = append(cfg.Warnings, r.warnings...)
+	return nil
+}
+
+// Parse applies a YAML document to cfg. The job's own keys are strict:
+// unknown keys and values of the wrong type are refused with the key's full
+// path. KEB's `hap` block is read as KEB's values: what the job does not
+// apply as written is added to cfg.Warnings.
 func Parse(doc []byte, cfg *Config) error {
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
@@ -79,8 +128,27 @@ func Parse(doc []byte, cfg *Config) error {
 	if tree == nil {
 		return nil // an empty file: defaults
 	}
-	if _, ok := tree.(map[string]any); !ok {
+	top, ok := tree.(map[string]any)
+	if !ok {
 		return invalid("(file)", tree, "the document must be a mapping of keys")
+	}
+	if node, ok := top["hap"]; ok {
+		r := &hapReader{}
+		h, err := r.readHAP(node)
+		if err != nil {
+			return err
+		}
+		cfg.HAP = h
+		cfg.Warnings = append(cfg.Warnings, r.warnings...)
+		if h.MultiHyperscalerAccount != nil {
+			cfg.PolicySource = SourceFile
+		}
+		rest := maps.Clone(top)
+		delete(rest, "hap")
+		if js, err = json.Marshal(rest); err != nil {
+			return &Error{Key: "(file)", Reason: err.Error()}
+		}
+		tree = rest
 	}
 	if err := checkKeys(reflect.TypeOf(*cfg), tree, ""); err != nil {
 		return err
@@ -107,7 +175,7 @@ func checkKeys(t reflect.Type, node any, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t.Kind() != reflect.Struct || t == reflect.TypeOf(Duration{}) || t == reflect.TypeOf(Limits{}) {
+	if t.Kind() != reflect.Struct || t == reflect.TypeOf(Duration{}) {
 		return nil
 	}
 	m, ok := node.(map[string]any)
@@ -119,7 +187,7 @@ func checkKeys(t reflect.Type, node any, path string) error {
 	}
 	fields := map[string]reflect.Type{}
 	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
 			fields[name] = t.Field(i).Type
 		}
 	}

@@ -3,8 +3,6 @@ package config
 import (
 	"net/url"
 	"regexp"
-	"strconv"
-	"strings"
 
 	"github.com/robfig/cron/v3"
 )
@@ -14,16 +12,6 @@ var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // Validate checks every setting and returns the first bad one, naming the
 // key and its value.
 func (c Config) Validate() error {
-	if m := c.HAP.MultiHyperscalerAccount; m != nil {
-		for i, ga := range m.AllowedGlobalAccounts {
-			if strings.TrimSpace(ga) == "" {
-				return invalid("hap.multiHyperscalerAccount.allowedGlobalAccounts["+strconv.Itoa(i)+"]", ga, "must not be empty")
-			}
-		}
-		if len(m.AllowedGlobalAccounts) > 0 && m.Limits.Default == 0 {
-			return &Error{Key: limitsKey + ".default", Reason: "is required when allowedGlobalAccounts is not empty"}
-		}
-	}
 	if c.Gardener.PageSize < 1 || c.Gardener.PageSize > 10000 {
 		return invalid("gardener.pageSize", c.Gardener.PageSize, "must be between 1 and 10000")
 	}
@@ -50,8 +38,13 @@ func (c Config) Validate() error {
 			return invalid(key, spec, "is not a cron schedule (%v)", err)
 		}
 	}
-	if c.Release.Mode != ReleaseDirty && c.Release.Mode != ReleaseUnclaim {
-		return invalid("release.mode", c.Release.Mode, "must be %q or %q", ReleaseDirty, ReleaseUnclaim)
+	switch c.Release.Mode {
+	case ReleaseDirty:
+	case "unclaim":
+		return invalid("release.mode", c.Release.Mode, "is no longer supported: it handed an account nobody had cleaned to the next tenant; "+
+			"use %q, the only mode, as KEB does when it frees a binding", ReleaseDirty)
+	default:
+		return invalid("release.mode", c.Release.Mode, "must be %q", ReleaseDirty)
 	}
 	if c.Release.GracePeriod.Duration < 0 {
 		return invalid("release.gracePeriod", c.Release.GracePeriod.String(), "must not be negative")

@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
@@ -172,7 +171,7 @@ func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	if err := r.recordIntent(ctx, d); err != nil {
 		return err
 	}
-	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels, r.Config.Release.Mode))
+	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels))
 	switch {
 	case err == nil:
 		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
@@ -191,13 +190,9 @@ func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 
 // releasedLabels returns the labels a released binding carries: dirty hands
 // the account to the cleanup process, which later removes dirty and
-// tenantName itself; unclaim puts it straight back into the pool.
-func releasedLabels(labels map[string]string, mode string) map[string]string {
+// tenantName itself, as when KEB frees a binding.
+func releasedLabels(labels map[string]string) map[string]string {
 	out := maps.Clone(labels)
-	if mode == config.ReleaseUnclaim {
-		delete(out, hap.LabelTenantName)
-		return out
-	}
 	out[hap.LabelDirty] = "true"
 	return out
 }

@@ -65,10 +65,11 @@ func (r *Runner) settleReleaseIntents(ctx context.Context) error {
 }
 
 // releaseLanded reports whether the binding shows the intended release: no
-// longer claimed by the GA, or (mode dirty) marked dirty.
+// longer claimed by the GA, or marked dirty. An intent an earlier version
+// recorded with mode unclaim landed only if the claim is gone.
 func releaseLanded(live hap.Binding, in hap.ReleaseRecord) bool {
 	if live.GlobalAccountID != in.GlobalAccountID {
 		return true
 	}
-	return in.Mode != config.ReleaseUnclaim && live.Dirty
+	return in.Mode == config.ReleaseDirty && live.Dirty
 }

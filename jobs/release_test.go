@@ -21,42 +21,34 @@ import (
 )
 
 func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
-	for _, mode := range []string{config.ReleaseDirty, config.ReleaseUnclaim} {
-		t.Run(mode, func(t *testing.T) {
-			l := background(1)
-			emptyBinding(l, "left-empty", "ga-gone")
-			s := newScene(t, l, func(c *config.Config) { c.Release.Mode = mode })
-			before := s.labels(t, "left-empty")
+	l := background(1)
+	emptyBinding(l, "left-empty", "ga-gone")
+	s := newScene(t, l, func(c *config.Config) { c.Release.Mode = config.ReleaseDirty })
+	before := s.labels(t, "left-empty")
 
-			s.mustRun(t, releaseOnly) // starts the clock
-			s.clock.Advance(59 * time.Minute)
-			s.mustRun(t, releaseOnly)
-			if s.released(t, "left-empty") || len(s.audit(t, "left-empty")) > 0 {
-				t.Fatalf("released inside the grace period: labels %v, audit %v", s.labels(t, "left-empty"), s.audit(t, "left-empty"))
-			}
+	s.mustRun(t, releaseOnly) // starts the clock
+	s.clock.Advance(59 * time.Minute)
+	s.mustRun(t, releaseOnly)
+	if s.released(t, "left-empty") || len(s.audit(t, "left-empty")) > 0 {
+		t.Fatalf("released inside the grace period: labels %v, audit %v", s.labels(t, "left-empty"), s.audit(t, "left-empty"))
+	}
 
-			s.clock.Advance(time.Minute)
-			s.mustRun(t, releaseOnly)
-			want := maps.Clone(before)
-			if mode == config.ReleaseDirty {
-				want[hap.LabelDirty] = "true" // tenantName stays for the account cleanup
-			} else {
-				delete(want, hap.LabelTenantName)
-			}
-			if got := s.labels(t, "left-empty"); !maps.Equal(got, want) {
-				t.Errorf("labels after release:\n got %v\nwant %v", got, want)
-			}
-			rows := s.audit(t, "left-empty")
-			if len(rows) != 1 {
-				t.Fatalf("audit rows: %+v", rows)
-			}
-			r := rows[0]
-			if r.Outcome != hap.OutcomeReleased || r.Mode != mode || r.DryRun || r.GlobalAccount != "ga-gone" ||
-				r.HyperscalerType != "aws" || r.EUAccess || !r.At.Equal(s.clock.Now()) ||
-				!strings.Contains(r.Reason, "grace period 1h0m0s") {
-				t.Errorf("audit row %+v", r)
-			}
-		})
+	s.clock.Advance(time.Minute)
+	s.mustRun(t, releaseOnly)
+	want := maps.Clone(before)
+	want[hap.LabelDirty] = "true" // tenantName stays for the account cleanup
+	if got := s.labels(t, "left-empty"); !maps.Equal(got, want) {
+		t.Errorf("labels after release:\n got %v\nwant %v", got, want)
+	}
+	rows := s.audit(t, "left-empty")
+	if len(rows) != 1 {
+		t.Fatalf("audit rows: %+v", rows)
+	}
+	r := rows[0]
+	if r.Outcome != hap.OutcomeReleased || r.Mode != config.ReleaseDirty || r.DryRun || r.GlobalAccount != "ga-gone" ||
+		r.HyperscalerType != "aws" || r.EUAccess || !r.At.Equal(s.clock.Now()) ||
+		!strings.Contains(r.Reason, "grace period 1h0m0s") {
+		t.Errorf("audit row %+v", r)
 	}
 }
 

@@ -24,14 +24,14 @@ const actorSteps = 60
 // raceConfig releases a binding once it has been seen empty for the grace
 // period; the runs' clock jumps a minute per run, so with gracePeriod 1m a
 // binding empty in two runs in a row goes, with 0s one empty in one run.
-func raceConfig(grace, mode string) string {
+func raceConfig(grace string) string {
 	return fmt.Sprintf(`
 hap:
   multiHyperscalerAccount:
     allowedGlobalAccounts: ["*"]
     limits: {default: 2}
-release: {gracePeriod: %s, mode: %s, maxPerRun: 100, guardRatio: 1}
-`, grace, mode)
+release: {gracePeriod: %s, mode: dirty, maxPerRun: 100, guardRatio: 1}
+`, grace)
 }
 
 // fakeClock is the runs' clock: it only moves when told to.
@@ -65,12 +65,11 @@ func TestNoBindingIsReleasedWhileReferenced(t *testing.T) {
 func raceTrial(t *testing.T, seed uint64) int {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	grace := []string{"0s", "1m"}[rng.IntN(2)]
-	mode := []string{"dirty", "unclaim"}[rng.IntN(2)]
 	l := landscape.Generate(landscape.Options{Seed: seed, GlobalAccounts: 1, ShootsPerGlobalAccount: 2, FreeBindingsPerPool: 1})
 	for i := range 6 {
 		l.AddBinding(landscape.BindingSpec{Name: fmt.Sprintf("race-%02d", i), Pool: hapPool(racePool)})
 	}
-	s := newScene(t, l, raceConfig(grace, mode))
+	s := newScene(t, l, raceConfig(grace))
 	w := &world{s: s}
 	clock := &fakeClock{}
 	clock.unixNano.Store(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixNano())
@@ -121,10 +120,10 @@ func raceTrial(t *testing.T, seed uint64) int {
 		t.Errorf("the actor failed: %v", actorErr)
 	}
 	if len(runErrs) > 0 {
-		t.Errorf("runs failed (grace %s, mode %s):\n%s", grace, mode, strings.Join(runErrs, "\n"))
+		t.Errorf("runs failed (grace %s):\n%s", grace, strings.Join(runErrs, "\n"))
 	}
 	if len(violations) > 0 {
-		t.Errorf("grace %s, mode %s: %d violation(s):\n%s\nactor log:\n%s", grace, mode, len(violations),
+		t.Errorf("grace %s: %d violation(s):\n%s\nactor log:\n%s", grace, len(violations),
 			strings.Join(violations, "\n"), strings.Join(a.log, "\n"))
 	}
 	return releases

@@ -24,8 +24,9 @@ var (
 	openForMigrate      = app.Needs{Database: true, Migrate: true}
 )
 
-// open loads the configuration, applies the flags, and wires what needs
-// asks for.
+// open loads the configuration, applies the flags, logs the configuration's
+// warnings and the multi-account policy in effect, and wires what needs asks
+// for.
 func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, error) {
 	cfg, err := g.load()
 	if err != nil {
@@ -35,6 +36,7 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 	if err != nil {
 		return nil, err
 	}
+	app.LogConfig(log, cfg)
 	var export jobs.Gardener
 	switch {
 	case needs.Gardener && len(g.gardenerFiles) > 0:

@@ -62,9 +62,11 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 	return exitCode(err)
 }
 
-// load reads the configuration and applies the flags that override it.
+// load reads the configuration, with KEB's multi-account variables from the
+// environment when the file has no such block, and applies the flags that
+// override it.
 func (g *globals) load() (config.Config, error) {
-	cfg, err := config.Load(g.configFile)
+	cfg, err := config.LoadWithEnv(g.configFile, g.getenv)
 	if err != nil {
 		return cfg, err
 	}
