@@ -16,7 +16,7 @@ func (s *Store) OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, er
 	err := s.db.WithContext(ctx).Raw(`SELECT DISTINCT ON (i.binding_name) i.* FROM `+releases+` i
 		WHERE i.outcome = ? AND NOT EXISTS (
 			SELECT 1 FROM `+releases+` o WHERE o.binding_name = i.binding_name AND o.id > i.id AND o.outcome <> ?)
-		ORDER BY i.binding_name COLLATE "C", i.id DESC`, hap.OutcomeIntent, hap.OutcomeIntent).Scan(&rows).Error
+		ORDER BY i.binding_name, i.id DESC`, hap.OutcomeIntent, hap.OutcomeIntent).Scan(&rows).Error
 	if err != nil {
 		return nil, s.wrap("read open release intents", err)
 	}

@@ -28,8 +28,8 @@ func (s shootItem) shoot() hap.Shoot {
 		Name:             s.Metadata.Name,
 		BindingName:      binding,
 		ViaSecretBinding: viaSecret,
-		Deleting:    s.Metadata.DeletionTimestamp != nil && *s.Metadata.DeletionTimestamp != "",
-		RuntimeID:   s.Metadata.Labels[hap.LabelRuntimeID],
+		Deleting:         s.Metadata.DeletionTimestamp != nil && *s.Metadata.DeletionTimestamp != "",
+		RuntimeID:        s.Metadata.Labels[hap.LabelRuntimeID],
 	}
 }
 

@@ -79,8 +79,8 @@ type Shoot struct {
 	// ViaSecretBinding: BindingName came from spec.secretBindingName. KEB's
 	// shared-pool pick counts spec.credentialsBindingName only.
 	ViaSecretBinding bool
-	Deleting    bool
-	RuntimeID   string
+	Deleting         bool
+	RuntimeID        string
 }
 
 // InstanceCount is one row of the aggregate over KEB's instances table: the

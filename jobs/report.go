@@ -26,11 +26,11 @@ type Report struct {
 
 // ReportGroup is one (GA, pool). GlobalAccountID is empty for a shared pool.
 type ReportGroup struct {
-	GlobalAccountID string      `json:"globalAccountID"`
-	HyperscalerType string      `json:"hyperscalerType"`
-	EUAccess        bool        `json:"euAccess"`
-	Next            string      `json:"next"` // the binding provisioning picks next, or "" to claim a new one
-	ClaimNew        bool        `json:"claimNew"`
+	GlobalAccountID string `json:"globalAccountID"`
+	HyperscalerType string `json:"hyperscalerType"`
+	EUAccess        bool   `json:"euAccess"`
+	Next            string `json:"next"` // the binding provisioning picks next, or "" to claim a new one
+	ClaimNew        bool   `json:"claimNew"`
 	// Guarded: KEB's guard (minBindingsForGuard) fails every provisioning
 	// of the GA in this pool; nothing is picked and nothing claimed.
 	Guarded bool `json:"guarded"`

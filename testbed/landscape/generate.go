@@ -32,6 +32,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// New returns an empty landscape for a test to plant everything into; seed
+// drives the generated parts of what it plants (shoot shapes, times).
+func New(seed uint64) *Landscape {
+	return &Landscape{Seed: seed, rng: newRandom(seed), names: map[string]bool{}, bindingNo: map[string]int{}}
+}
+
 // Generate builds a landscape in which everything agrees: every shoot has an
 // active instance on the same binding, every claimed binding's shoots belong
 // to its GA. Each pool also has free, dirty and internal bindings, the shared
@@ -40,7 +46,7 @@ func (o Options) withDefaults() Options {
 // assigned a binding and instances on another GA's subscription.
 func Generate(opts Options) *Landscape {
 	opts = opts.withDefaults()
-	l := &Landscape{Seed: opts.Seed, rng: newRandom(opts.Seed), names: map[string]bool{}, bindingNo: map[string]int{}}
+	l := New(opts.Seed)
 	r := l.rng
 	for range opts.GlobalAccounts {
 		l.GlobalAccounts = append(l.GlobalAccounts, r.uuid())

@@ -86,8 +86,8 @@ func (l *Landscape) ExpectedShoots() []hap.Shoot {
 			Name:             s.Object.Name,
 			BindingName:      binding,
 			ViaSecretBinding: viaSecret,
-			Deleting:    s.Deleting,
-			RuntimeID:   s.Object.Labels[hap.LabelRuntimeID],
+			Deleting:         s.Deleting,
+			RuntimeID:        s.Object.Labels[hap.LabelRuntimeID],
 		})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
