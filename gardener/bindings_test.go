@@ -1,6 +1,7 @@
 package gardener
 
 import (
+	"strings"
 	"context"
 	"reflect"
 	"testing"
@@ -52,13 +53,19 @@ func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
 	}
 }
 
-func TestGetBindingReportsBadLabelsAndMissingBindings(t *testing.T) {
+func TestGetBindingReadsLabelsAsKEBAndReportsMissingBindings(t *testing.T) {
 	ctx := context.Background()
 	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-bad", map[string]any{"hyperscalerType": "aws", "shared": "maybe"}))
+	createObject(t, ns, bindingFixture("aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"}))
+	createObject(t, ns, bindingFixture("aws-not-dirty", map[string]any{"hyperscalerType": "aws", "dirty": "false", "tenantName": "ga"}))
 	c := newClient(t, ns, 0)
-	if _, err := c.GetBinding(ctx, "aws-bad"); err == nil {
-		t.Fatal("GetBinding accepted label shared=maybe")
+	// KEB's selectors match shared=true exactly: "maybe" is a dedicated binding.
+	if b, err := c.GetBinding(ctx, "aws-maybe-shared"); err != nil || b.Shared || !b.Dedicated() || b.OutOfPool != "" {
+		t.Fatalf("shared=maybe: %+v, %v; want an ordinary dedicated binding", b, err)
+	}
+	// !dirty means no dirty label at all: "false" keeps it from every pool.
+	if b, err := c.GetBinding(ctx, "aws-not-dirty"); err != nil || b.Dedicated() || !strings.Contains(b.OutOfPool, `dirty has value "false"`) {
+		t.Fatalf("dirty=false: %+v, %v; want a binding in no pool, naming the label and value", b, err)
 	}
 	if _, err := c.GetBinding(ctx, "aws-missing"); err == nil {
 		t.Fatal("GetBinding of a missing binding succeeded")

@@ -51,7 +51,7 @@ func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 		{Name: "c-both", BindingName: "aws-0003"},
 		{Name: "c-current", BindingName: "aws-0001", RuntimeID: "rt-1"},
 		{Name: "c-deleting", BindingName: "aws-0001", Deleting: true},
-		{Name: "c-legacy", BindingName: "aws-0002"},
+		{Name: "c-legacy", BindingName: "aws-0002", ViaSecretBinding: true},
 		{Name: "c-none"},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -59,7 +59,7 @@ func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 	}
 }
 
-func TestListBindingsSkipsBindingsWithBadLabelsAndSaysWhy(t *testing.T) {
+func TestListBindingsReadsLabelsAsKEBsSelectorsAndSaysWhyOneIsInNoPool(t *testing.T) {
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-good", map[string]any{"hyperscalerType": "aws", "euAccess": "true", "tenantName": "ga-1", "internal": "true"}))
 	createObject(t, ns, bindingFixture("aws-no-type", map[string]any{"tenantName": "ga-1"}))
@@ -73,22 +73,19 @@ func TestListBindingsSkipsBindingsWithBadLabelsAndSaysWhy(t *testing.T) {
 		func(s hap.Skipped) { skipped = append(skipped, s) }); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 {
-		t.Fatalf("got bindings %+v, want only aws-good", got)
+	if len(got) != 3 || len(skipped) != 0 {
+		t.Fatalf("got bindings %+v, skipped %+v: want all three delivered, none skipped", got, skipped)
 	}
-	g := got[0]
+	sort.Slice(got, func(i, j int) bool { return got[i].Name < got[j].Name })
+	g := got[1]
 	if g.Name != "aws-good" || g.GlobalAccountID != "ga-1" || g.Pool != (hap.Pool{HyperscalerType: "aws", EUAccess: true}) ||
-		!g.Internal || g.Shared || g.Dirty || g.ProviderType != "aws" || g.ResourceVersion == "" {
+		!g.Internal || g.Shared || g.Dirty || g.ProviderType != "aws" || g.ResourceVersion == "" || g.OutOfPool != "" {
 		t.Fatalf("decoded binding %+v", g)
 	}
-	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Name < skipped[j].Name })
-	wantReasons := map[string]string{"aws-bad-flag": "dirty", "aws-no-type": "hyperscalerType"}
-	if len(skipped) != len(wantReasons) {
-		t.Fatalf("skipped %+v, want %d", skipped, len(wantReasons))
-	}
-	for _, s := range skipped {
-		if s.Kind != "CredentialsBinding" || !strings.Contains(s.Reason, wantReasons[s.Name]) {
-			t.Errorf("skipped %+v, want kind CredentialsBinding and a reason naming label %q", s, wantReasons[s.Name])
+	wantReasons := map[string]string{"aws-bad-flag": `dirty has value "yes"`, "aws-no-type": "hyperscalerType"}
+	for _, b := range []hap.Binding{got[0], got[2]} {
+		if !strings.Contains(b.OutOfPool, wantReasons[b.Name]) || b.Dedicated() || b.InSharedPool() {
+			t.Errorf("%s: OutOfPool %q, want a binding in no pool naming %q", b.Name, b.OutOfPool, wantReasons[b.Name])
 		}
 	}
 }

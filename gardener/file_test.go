@@ -126,14 +126,21 @@ func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
 		shoots: []hap.Shoot{
 			{Name: "c-current", BindingName: "aws-0001", RuntimeID: "rt-1"},
 			{Name: "c-deleting", BindingName: "aws-0001", Deleting: true},
-			{Name: "c-legacy", BindingName: "aws-0003"},
+			{Name: "c-legacy", BindingName: "aws-0003", ViaSecretBinding: true},
 		},
 		bindings: []hap.Binding{{
 			Name: "aws-0001", ProviderType: "aws", ResourceVersion: "4711", GlobalAccountID: "ga-1",
 			Pool:   hap.Pool{HyperscalerType: "aws"},
 			Labels: map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-1"},
+		}, {
+			// Read as KEB's selectors read it: a dirty label of any value
+			// keeps it from the dedicated pools, and "yes" is no state KEB
+			// or the cleanup job writes.
+			Name: "aws-0002", ProviderType: "aws", Dirty: true,
+			Pool:      hap.Pool{HyperscalerType: "aws"},
+			OutOfPool: `label dirty has value "yes": KEB selects only bindings without a dirty label, whatever its value`,
+			Labels:    map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelDirty: "yes"},
 		}},
-		skipped: []hap.Skipped{{Kind: "CredentialsBinding", Name: "aws-0002", Reason: `label dirty has value "yes", want "true" or "false"`}},
 	}
 	for shape, files := range shapes {
 		t.Run(shape, func(t *testing.T) {
@@ -161,8 +168,8 @@ func TestFileSourceReadsAndRefusesWritesLikeTheAPI(t *testing.T) {
 	if err != nil || b.GlobalAccountID != "ga-1" || b.ResourceVersion != "4711" {
 		t.Errorf("GetBinding(aws-0001) = %+v, %v", b, err)
 	}
-	if _, err := s.GetBinding(ctx, "aws-0002"); err == nil || !strings.Contains(err.Error(), `label dirty has value "yes"`) {
-		t.Errorf("a binding with misread labels must be an error when asked for by name, got %v", err)
+	if b, err := s.GetBinding(ctx, "aws-0002"); err != nil || !strings.Contains(b.OutOfPool, `label dirty has value "yes"`) {
+		t.Errorf("GetBinding(aws-0002) = %+v, %v; want the binding, in no pool, naming the label and value", b, err)
 	}
 	_, err = s.GetBinding(ctx, "aws-9999")
 	if !s.IsNotFound(err) || !strings.Contains(err.Error(), `"aws-9999"`) {
