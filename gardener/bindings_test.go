@@ -1,9 +1,9 @@
 package gardener
 
 import (
-	"strings"
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 )
 
