@@ -57,8 +57,9 @@ func FuzzBindingFromLabels(f *testing.F) {
 		}
 		if Releasable(b) {
 			_, isInternal := labels[LabelInternal]
-			if !want[1] || isInternal {
-				t.Fatalf("labels %v: releasable, but KEB's tenant selector does not return it or it is internal", labels)
+			_, sharedLabel := labels[LabelShared]
+			if !want[1] || isInternal || sharedLabel {
+				t.Fatalf("labels %v: releasable, but KEB's tenant selector does not return it, or it carries internal or shared", labels)
 			}
 		}
 		p := Policy{AllowAll: true, DefaultLimit: 3, ProviderLimits: map[string]int{"aws": 180, "gcp": 135}}

@@ -39,10 +39,14 @@ type ReleasePlan struct {
 
 // Releasable reports whether a binding is of a kind that may ever be given
 // back: one of a GA's bindings as KEB's dedicated selector reads them (in a
-// pool, not shared, not dirty), and not internal. A binding whose labels
-// put it in no pool waits for an operator to mend them.
+// pool, not shared, not dirty), with neither an internal nor a shared label
+// of any value. KEB reads shared: "yes" as an ordinary binding and so does
+// the ranking, but a release is the job's own act: a label that may have
+// meant "shared" keeps the account where it is. A binding whose labels put
+// it in no pool waits for an operator to mend them.
 func Releasable(b Binding) bool {
-	return b.Dedicated() && b.Claimed() && !b.Internal
+	_, sharedLabel := b.Labels[LabelShared]
+	return b.Dedicated() && b.Claimed() && !b.Internal && !sharedLabel
 }
 
 // DecideRelease returns the bindings that may go back to the pool: releasable

@@ -39,8 +39,10 @@ const (
 var awsPool = hap.Pool{HyperscalerType: "aws"}
 
 // plantMalformed adds objects a careless reader would trip over. It returns
-// the names of the claimed, empty bindings whose labels cannot be read: read
-// as valid they would be released at once.
+// the names of the claimed, empty bindings with label values KEB never
+// writes: no hyperscalerType and dirty "yes" put a binding in no pool KEB
+// reads; shared "maybe" and internal "1" leave it one of the GA's bindings
+// to KEB, but a release must never take such an account.
 func plantMalformed(l *landscape.Landscape) (unreadable []string, longName string) {
 	for name, labels := range map[string]map[string]string{
 		"no-hyperscaler-type": {hap.LabelHyperscalerType: ""},
@@ -79,7 +81,7 @@ func plantMalformed(l *landscape.Landscape) (unreadable []string, longName strin
 	return unreadable, longName
 }
 
-func TestMalformedObjectsAreSkippedCountedAndNeverReleased(t *testing.T) {
+func TestOddObjectsAreReadAsKEBReadsThemCountedAndNeverReleased(t *testing.T) {
 	l := landscape.Generate(landscape.Options{Seed: 21, GlobalAccounts: 3})
 	unreadable, longName := plantMalformed(l)
 	s := newScene(t, l, releaseEverythingEmpty)
@@ -104,9 +106,25 @@ func TestMalformedObjectsAreSkippedCountedAndNeverReleased(t *testing.T) {
 		}
 	}
 
+	// Every binding has a name, so none is skipped: the odd label values
+	// are read as KEB reads them, and the two in no pool are findings.
 	skipped := skippedGauge(t, env.Metrics)
-	if skipped["CredentialsBinding"] != float64(len(unreadable)) || skipped["Shoot"] != 1 {
-		t.Errorf("hap_reconciler_skipped_objects = %v, want %d bindings and 1 shoot", skipped, len(unreadable))
+	if skipped["CredentialsBinding"] != 0 || skipped["Shoot"] != 1 {
+		t.Errorf("hap_reconciler_skipped_objects = %v, want no binding and 1 shoot", skipped)
+	}
+	open, err := env.Store.OpenFindings(testContext(t), hap.AllGlobalAccounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inNoPool []string
+	for _, f := range open {
+		if f.Kind == hap.KindInNoPool {
+			inNoPool = append(inNoPool, f.BindingName)
+		}
+	}
+	slices.Sort(inNoPool)
+	if !slices.Equal(inNoPool, []string{"dirty-says-yes", "no-hyperscaler-type"}) {
+		t.Errorf("in_no_pool findings on %v, want dirty-says-yes and no-hyperscaler-type", inNoPool)
 	}
 
 	// Everybody else's candidate table is exactly what the landscape says,
