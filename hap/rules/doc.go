@@ -21,8 +21,9 @@
 // the one naming more input attributes wins. A list is refused when an entry
 // does not parse, names a plan KEB does not have, repeats the inputs of
 // another entry, or leaves a runtime to two equally specific entries (PR only
-// and HR only of the same plan, without the entry naming both), when it is
-// empty, and when a plan KEB offers has no entry.
+// and HR only of the same plan, without the entry naming both); when it is
+// empty; and, at KEB's startup, when a plan KEB offers has no entry
+// (Options.RequiredPlans).
 //
 // Sources in kyma-project/kyma-environment-broker: the grammar is
 // common/hyperscaler/rules/simple_parser.go and the attribute setters beside
