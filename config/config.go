@@ -29,6 +29,9 @@ type Config struct {
 	// (with the path once loaded by Load), "environment" (with the
 	// variables read), or "" when neither sets it and the feature is off.
 	PolicySource string `json:"-"`
+	// RuleSource names the file hap.rule was read from when it came from
+	// KEB's rule file (APP_HAP_RULE_FILE_PATH); "" for the configuration.
+	RuleSource string `json:"-"`
 }
 
 // Warning is a setting the job accepts without applying it as written: a key

@@ -79,6 +79,9 @@ func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
 	if err := applyEnv(&cfg, getenv); err != nil {
 		return cfg, err
 	}
+	if err := applyRuleFile(&cfg, getenv); err != nil {
+		return cfg, err
+	}
 	return cfg, cfg.Validate()
 }
 

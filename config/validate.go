@@ -12,6 +12,9 @@ var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // Validate checks every setting and returns the first bad one, naming the
 // key and its value.
 func (c Config) Validate() error {
+	if _, err := c.RuleSet(); err != nil {
+		return err
+	}
 	if c.Gardener.PageSize < 1 || c.Gardener.PageSize > 10000 {
 		return invalid("gardener.pageSize", c.Gardener.PageSize, "must be between 1 and 10000")
 	}
