@@ -53,6 +53,11 @@ type Store interface {
 	// OpenReleaseIntents returns the newest release intent of each binding
 	// that no later audit row settles (see release_audit.go).
 	OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, error)
+	// RecordPoolSamples appends the free and claimed bindings of every
+	// dedicated pool and prunes what is older than retention.
+	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
+	// PoolHistory returns the samples recorded since, per pool.
+	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
 }
 
 // ReportStore reads the job's stored tables for a report.

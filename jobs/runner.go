@@ -144,7 +144,7 @@ func (r *Runner) runJob(ctx context.Context, job string, f *Facts, opts Options)
 	case JobRelease:
 		return r.release(ctx, f, opts.DryRun)
 	case JobMetrics:
-		return r.fleetMetrics(f)
+		return r.fleetMetrics(ctx, f)
 	}
 	return fmt.Errorf("unknown job %q", job)
 }

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,20 @@ type Fleet struct {
 	SelectablePerGA     []PoolValue
 	Available           []PoolValue
 	Skipped             map[string]int
+	Pools               []PoolSeries
+}
+
+// PoolSeries is one pool of the pool view: its bindings by state, the rules
+// that lead to it, and the days until it runs out (nil: not running out).
+type PoolSeries struct {
+	Key            hap.PoolKey
+	Rules          []string
+	Free           int
+	Claimed        int
+	Dirty          int
+	SharedBindings int
+	NearlyFull     int
+	DaysLeft       *float64
 }
 
 // PoolValue is a figure of one pool, or of one GA in one pool.
@@ -60,6 +75,14 @@ var (
 		"Bindings of the global account in the pool still below their limit; 0 means the next provisioning claims a new one.", gaPoolLabels, nil)
 	skipped = prometheus.NewDesc("hap_reconciler_skipped_objects",
 		"Objects of the last run that could not be used and were skipped.", []string{"kind"}, nil)
+	poolLabels4 = []string{"hyperscaler_type", "eu_access", "shared", "rule"}
+	poolBindings = prometheus.NewDesc("hap_reconciler_pool_credentials_bindings",
+		"CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
+		append(poolLabels4[:4:4], "state"), nil)
+	poolNearlyFull = prometheus.NewDesc("hap_reconciler_pool_nearly_full_global_accounts",
+		"Global accounts whose last selectable binding in the pool has at most a tenth of its limit left.", poolLabels4, nil)
+	poolDaysLeft = prometheus.NewDesc("hap_reconciler_pool_exhaustion_days",
+		"Days until the pool has no free binding at the claim rate of the last 14 days of recorded runs; absent while free bindings are not going down.", poolLabels4, nil)
 	driftFinding = prometheus.NewDesc("hap_reconciler_drift_findings",
 		"Open drift findings: 1 per finding.", append(bindingLabels[:4:4], "kind"), nil)
 	driftFirstSeen = prometheus.NewDesc("hap_reconciler_drift_finding_first_seen_timestamp_seconds",
@@ -69,7 +92,7 @@ var (
 type fleetCollector struct{ m *Metrics }
 
 func (c fleetCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{bindingsPerGA, shootsPerBinding, available, instancesPerBinding, limitPerBinding, selectable, skipped} {
+	for _, d := range []*prometheus.Desc{bindingsPerGA, shootsPerBinding, available, instancesPerBinding, limitPerBinding, selectable, skipped, poolBindings, poolNearlyFull, poolDaysLeft} {
 		ch <- d
 	}
 }
@@ -102,6 +125,22 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 	bindings(limitPerBinding, f.LimitPerBinding)
 	for kind, n := range f.Skipped {
 		ch <- prometheus.MustNewConstMetric(skipped, prometheus.GaugeValue, float64(n), kind)
+	}
+	for _, p := range f.Pools {
+		labels := []string{p.Key.HyperscalerType, strconv.FormatBool(p.Key.EUAccess), strconv.FormatBool(p.Key.Shared), strings.Join(p.Rules, "; ")}
+		states := map[string]int{"free": p.Free, "claimed": p.Claimed, "dirty": p.Dirty}
+		if p.Key.Shared {
+			states = map[string]int{"shared": p.SharedBindings}
+		}
+		for state, n := range states {
+			ch <- prometheus.MustNewConstMetric(poolBindings, prometheus.GaugeValue, float64(n), append(labels[:4:4], state)...)
+		}
+		if !p.Key.Shared {
+			ch <- prometheus.MustNewConstMetric(poolNearlyFull, prometheus.GaugeValue, float64(p.NearlyFull), labels...)
+		}
+		if p.DaysLeft != nil {
+			ch <- prometheus.MustNewConstMetric(poolDaysLeft, prometheus.GaugeValue, *p.DaysLeft, labels...)
+		}
 	}
 }
 

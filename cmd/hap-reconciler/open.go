@@ -83,9 +83,9 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 	case "serve":
 		return usageError{errors.New("--gardener-file: serve runs the jobs on schedules against the live Gardener API, and an export never changes; " +
 			"use run --dry-run or report --live with an export")}
-	case "report":
+	case "report", "pools":
 		if live, _ := cmd.Flags().GetBool("live"); !live {
-			return usageError{errors.New("--gardener-file: report reads the job's stored tables unless --live; add --live to decide on the export")}
+			return usageError{fmt.Errorf("--gardener-file: %s reads the job's stored tables unless --live; add --live to decide on the export", cmd.Name())}
 		}
 	case "run":
 		return usageError{errors.New("--gardener-file: run writes the candidate table KEB provisions from and the release clocks, " +

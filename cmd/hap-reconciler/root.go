@@ -54,7 +54,7 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 		"kubectl get shoots,credentialsbindings -n NS -o json (or -o yaml), instead of the Gardener API (repeatable; nothing is written to Gardener)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.checkGardenerFiles(cmd) }
 
-	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), versionCmd(g))
+	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), versionCmd(g))
 	err := root.ExecuteContext(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "hap-reconciler:", err)

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/jobs"
+)
+
+func poolsCmd(g *globals) *cobra.Command {
+	var (
+		output                                  string
+		live                                    bool
+		plan, platformRegion, hyperscalerRegion string
+	)
+	cmd := &cobra.Command{
+		Use:   "pools",
+		Short: "Print every pool hap.rule names with its bindings, clusters and days until it runs out",
+		Long: `Prints one row per pool the rules in hap.rule name (a rule that appends a
+region it does not fix expands to the pools that exist) and per pool bindings
+exist for: the rules that lead there, free, claimed, dirty and shared bindings,
+clusters, global accounts about to claim another binding, and the days until
+the pool runs out at the claim rate of the recorded runs.
+
+Without --live it reads the pool history the job records (free and claimed
+bindings per run); with --live it gathers a fresh snapshot (or reads
+--gardener-file) and writes nothing.
+
+With --plan it evaluates the rules for one runtime instead: the rule KEB
+applies and the pool it draws from. That needs the configuration only.`,
+		Example: `  hap-reconciler pools --live
+  hap-reconciler pools -o json
+  hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "table" && output != "json" {
+				return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
+			}
+			if plan != "" {
+				return g.evaluateRules(output, plan, platformRegion, hyperscalerRegion)
+			}
+			mode := openForStoredReport
+			if live {
+				mode = openForLiveReport
+			}
+			env, err := g.open(cmd.Context(), mode)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			var rows []jobs.PoolRow
+			if live {
+				rows, err = env.Runner.LivePools(cmd.Context())
+			} else {
+				rows, err = storedPools(cmd, env)
+			}
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				return jobs.WritePoolsJSON(g.stdout, rows)
+			}
+			return jobs.WritePoolsTable(g.stdout, rows)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().BoolVar(&live, "live", false, "compute the pools from a fresh snapshot instead of the recorded history; writes nothing")
+	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
+	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
+	cmd.Flags().StringVar(&hyperscalerRegion, "hyperscaler-region", "", "with --plan: the runtime's hyperscaler region (eu-central-1, ...)")
+	return cmd
+}
+
+// storedPools builds the pool view from the latest recorded sample of every
+// pool: free and claimed bindings only, as the history keeps them.
+func storedPools(cmd *cobra.Command, env *environment) ([]jobs.PoolRow, error) {
+	rs, err := env.Config.RuleSet()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	history, err := env.Store.PoolHistory(cmd.Context(), now.Add(-jobs.ExhaustionWindow))
+	if err != nil {
+		return nil, err
+	}
+	var stats []hap.PoolStats
+	for pool, samples := range history {
+		last := samples[len(samples)-1]
+		stats = append(stats, hap.PoolStats{PoolKey: hap.PoolKey{Pool: pool}, Free: last.Free, Claimed: last.Claimed})
+	}
+	return jobs.BuildPoolView(stats, rs, history, now), nil
+}
+
+// ruleEvaluation is what `pools --plan` prints.
+type ruleEvaluation struct {
+	Plan              string `json:"plan"`
+	PlatformRegion    string `json:"platformRegion"`
+	HyperscalerRegion string `json:"hyperscalerRegion"`
+	Rule              string `json:"rule"`
+	HyperscalerType   string `json:"hyperscalerType"`
+	EUAccess          bool   `json:"euAccess"`
+	Shared            bool   `json:"shared"`
+}
+
+func (g *globals) evaluateRules(output, plan, platformRegion, hyperscalerRegion string) error {
+	cfg, err := g.load()
+	if err != nil {
+		return err
+	}
+	rs, err := cfg.RuleSet()
+	if err != nil {
+		return err
+	}
+	if len(cfg.HAP.Rule) == 0 {
+		return usageError{errors.New("--plan: no rules to evaluate: set hap.rule in --config or " + "APP_HAP_RULE_FILE_PATH")}
+	}
+	got, ok := rs.Match(plan, platformRegion, hyperscalerRegion)
+	if !ok {
+		return fmt.Errorf("no rule of hap.rule applies to plan %q, platform region %q, hyperscaler region %q: KEB fails such a provisioning", plan, platformRegion, hyperscalerRegion)
+	}
+	ev := ruleEvaluation{Plan: plan, PlatformRegion: platformRegion, HyperscalerRegion: hyperscalerRegion,
+		Rule: got.Rule, HyperscalerType: got.Pool.HyperscalerType, EUAccess: got.Pool.EUAccess, Shared: got.Shared}
+	if output == "json" {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // rules read "->"
+		return enc.Encode(ev)
+	}
+	fmt.Fprintf(g.stdout, "rule:             %s\nhyperscalerType:  %s\neuAccess:         %t\nshared:           %t\n", ev.Rule, ev.HyperscalerType, ev.EUAccess, ev.Shared)
+	return nil
+}
