@@ -75,7 +75,7 @@ var (
 		"Bindings of the global account in the pool still below their limit; 0 means the next provisioning claims a new one.", gaPoolLabels, nil)
 	skipped = prometheus.NewDesc("hap_reconciler_skipped_objects",
 		"Objects of the last run that could not be used and were skipped.", []string{"kind"}, nil)
-	poolLabels4 = []string{"hyperscaler_type", "eu_access", "shared", "rule"}
+	poolLabels4  = []string{"hyperscaler_type", "eu_access", "shared", "rule"}
 	poolBindings = prometheus.NewDesc("hap_reconciler_pool_credentials_bindings",
 		"CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
 		append(poolLabels4[:4:4], "state"), nil)

@@ -128,7 +128,7 @@ func (g *globals) evaluateRules(output, plan, platformRegion, hyperscalerRegion 
 	if output == "json" {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // rules read "->"
+		enc.SetEscapeHTML(false) // rules read "->"
 		return enc.Encode(ev)
 	}
 	fmt.Fprintf(g.stdout, "rule:             %s\nhyperscalerType:  %s\neuAccess:         %t\nshared:           %t\n", ev.Rule, ev.HyperscalerType, ev.EUAccess, ev.Shared)
