@@ -34,6 +34,9 @@ const (
 	// KindProvisioningGuarded: KEB's guard (minBindingsForGuard) stops every
 	// provisioning of the GA in the pool.
 	KindProvisioningGuarded FindingKind = "provisioning_guarded"
+	// KindPoolNotInRules: the binding is in a pool no entry of hap.rule
+	// sends runtimes to.
+	KindPoolNotInRules FindingKind = "pool_not_in_rules"
 )
 
 // Finding is one drift finding. Within a run it is identified by

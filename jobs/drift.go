@@ -16,8 +16,10 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot is all drift needs.
 
 	// Decide.
-	p := r.Config.Policy()
-	findings := hap.DecideDrift(f.Tally, p, f.Candidates(p))
+	findings, err := r.findings(f)
+	if err != nil {
+		return err
+	}
 	r.beforeAct(JobDrift)
 
 	// Act.
@@ -45,4 +47,16 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	r.Metrics.SetDrift(series)
 	r.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
 	return nil
+}
+
+// findings decides every drift finding of the snapshot: the disagreements
+// between KEB's database, Gardener and KEB's rules of choice, and the
+// bindings in pools no entry of hap.rule draws from.
+func (r *Runner) findings(f *Facts) ([]hap.Finding, error) {
+	rs, err := r.Config.RuleSet()
+	if err != nil {
+		return nil, err
+	}
+	p := r.Config.Policy()
+	return append(hap.DecideDrift(f.Tally, p, f.Candidates(p)), rs.UnnamedPools(f.Snapshot.Bindings)...), nil
 }

@@ -93,9 +93,11 @@ func (r *Runner) LiveReport(ctx context.Context, ga string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	p := r.Config.Policy()
-	rows := f.Candidates(p)
-	rep := BuildReport(rows, hap.DecideDrift(f.Tally, p, rows), ga)
+	findings, err := r.findings(f)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := BuildReport(f.Candidates(r.Config.Policy()), findings, ga)
 	rep.Source, rep.ComputedAt = "live", r.Now()
 	return rep, nil
 }
