@@ -117,6 +117,9 @@ func demo(ctx context.Context, opts options, n narrator, getenv func(string) str
 	if err != nil {
 		return err
 	}
+	if err := backdatePoolHistory(ctx, n, env, l); err != nil {
+		return err
+	}
 	if err := runJobs(ctx, n, env, opts.release); err != nil {
 		return err
 	}
@@ -129,6 +132,9 @@ func demo(ctx context.Context, opts options, n narrator, getenv func(string) str
 		return err
 	}
 	if err := tellStory(ctx, n, env, rep, databaseURL); err != nil {
+		return err
+	}
+	if err := showPools(ctx, n, env); err != nil {
 		return err
 	}
 	metricsURL, stop, err := serveMetrics(env.Metrics.Registry, opts.listen)

@@ -67,6 +67,15 @@ func TestDemoShowsThePlantedDriftTheSpreadGAsChoiceAndTheWouldRelease(t *testing
 			if !strings.Contains(out, "GLOBAL ACCOUNT") || !strings.Contains(out, "Drift on bindings that are no candidates") {
 				t.Error("the report table is not printed")
 			}
+			pools := section(out, "==> Pools, as `hap-reconciler pools --live` prints them")
+			if !slices.ContainsFunc(pools, regexp.MustCompile(`^pool aws: \d+ free, 2\.0 a day claimed over 8 recorded runs: [0-9.]+ days left$`).MatchString) {
+				t.Errorf("the pool view lacks aws's estimate from the recorded runs:\n%s", strings.Join(pools, "\n"))
+			}
+			if !slices.ContainsFunc(pools, func(l string) bool {
+				return strings.HasPrefix(l, `pool gcp_cf-sa30 (shared false): the rules ["gcp(PR=cf-sa30) -> PR"]`)
+			}) {
+				t.Errorf("the pool view lacks the pool a rule names without a binding:\n%s", strings.Join(pools, "\n"))
+			}
 			d.assertCleanedUp(t, out)
 		})
 	}

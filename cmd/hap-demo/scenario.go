@@ -8,11 +8,20 @@ import (
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
-// demoConfig is the job's configuration for the demo: KEB's multi-account
-// block with a small AWS limit, so a handful of clusters fills a binding,
-// and small list pages, so listing takes several.
+// demoConfig is the job's configuration for the demo: KEB's rules (two of
+// which name pools without a binding yet), KEB's multi-account block with a
+// small AWS limit, so a handful of clusters fills a binding, and small list
+// pages, so listing takes several.
 const demoConfig = `# hap-reconciler demo configuration
 hap:
+  rule:
+    - aws
+    - aws(PR=cf-eu11) -> EU
+    - azure
+    - gcp
+    - gcp(PR=cf-sa30) -> PR
+    - sap-converged-cloud -> S, HR
+    - trial -> S
   multiHyperscalerAccount:
     allowedGlobalAccounts: ["*"]
     limits:
