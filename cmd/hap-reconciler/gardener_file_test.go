@@ -23,6 +23,7 @@ func TestReportLiveOnAKubectlExportEqualsTheLiveAPI(t *testing.T) {
 	if len(want.Groups) == 0 || len(want.Other) == 0 {
 		t.Fatalf("the live report shows too little to compare: %+v", want)
 	}
+	wantPools := s.mustRun(t, "pools", "--live", "-o", "json")
 
 	kubectl := kubectlPath(t)
 	dir := t.TempDir()
@@ -45,6 +46,10 @@ func TestReportLiveOnAKubectlExportEqualsTheLiveAPI(t *testing.T) {
 			if got := decodeReport(t, out); !reflect.DeepEqual(got, want) {
 				t.Errorf("report on the export differs from the live API's\n got %+v\nwant %+v", got, want)
 			}
+			code, out, errOut = s.offline(t, files, "pools", "--live", "-o", "json", "--kubeconfig", filepath.Join(dir, "no-such-kubeconfig"))
+			if code != 0 || out != wantPools {
+				t.Errorf("pools --live on the export: exit %d, differs from the live API's\n got %s\nwant %s\n%s", code, out, wantPools, errOut)
+			}
 		})
 	}
 
@@ -57,6 +62,7 @@ func TestReportLiveOnAKubectlExportEqualsTheLiveAPI(t *testing.T) {
 		{[]string{"run", "--dry-run", "--jobs", "drift,candidates"}, "analyse it with report --live --gardener-file"},
 		{[]string{"serve"}, "--gardener-file: serve runs the jobs on schedules against the live Gardener API"},
 		{[]string{"report"}, "--gardener-file: report reads the job's stored tables unless --live"},
+		{[]string{"pools"}, "--gardener-file: pools reads the job's stored tables unless --live"},
 	}
 	for _, r := range refused {
 		code, _, errOut := s.offline(t, all, r.args...)
