@@ -3,9 +3,12 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/kyma-project/hap-reconciler/hap"
 )
@@ -30,21 +33,26 @@ type candidateRow struct {
 // CandidateRow is a row of the candidate table as reports show it.
 type CandidateRow = hap.StoredCandidate
 
-// ReplaceCandidates rewrites the candidate table with rows, computed from a
+// ReplaceCandidates brings the candidate table to rows, computed from a
 // snapshot whose reservations absorbed lists (see ReadInstanceCounts).
 //
-// Provisioning reads and updates this table at any time, so the rewrite is
-// one transaction, and it starts by locking the table in SHARE ROW
-// EXCLUSIVE mode. That mode lets plain SELECTs through (they keep seeing
-// the old table until the commit, then the new one: never a half-written
-// one) but conflicts with the ROW EXCLUSIVE lock a pick's UPDATE takes. So
-// a pick either committed before the lock was granted, and its reservation
-// is counted below, or it waits and then works on the new rows with a fresh
-// snapshot. Either way no reservation is lost or counted twice.
+// Provisioning reads and updates this table at any time, so the rewrite
+// takes no table lock: in one transaction it touches only the rows that
+// change, and a pick waits only when it wants one of those rows, for as long
+// as the transaction lasts. Readers keep seeing the old table until the
+// commit, then the new one: never a half-written one.
 //
-// Within the lock it drops the reservations the snapshot absorbed and those
-// older than reservationTTL (an instance KEB never wrote), replaces every
-// row, and sets reserved from the reservations that remain.
+// Reservations stay counted exactly once. The rewrite drops the reservations
+// the snapshot absorbed and those older than reservationTTL (an instance KEB
+// never wrote) and lowers the rows' reserved counters by what it dropped, a
+// relative change, like a pick's +1: a pick that commits before, during or
+// after the rewrite keeps its +1, and when a pick and the rewrite meet on
+// one row, the second waits for the first and PostgreSQL re-checks the
+// pick's limit on the row's newest version. A row the table did not hold
+// starts with the reservations already made on its binding.
+//
+// Rewrites exclude each other (an advisory lock), so two never lock rows in
+// opposite orders.
 func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
 	if reservationTTL <= 0 {
 		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)
@@ -55,35 +63,139 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	}
 	candidates, reservations := s.table("binding_candidates"), s.table("binding_reservations")
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("LOCK TABLE " + candidates + " IN SHARE ROW EXCLUSIVE MODE").Error; err != nil {
-			return fmt.Errorf("lock candidates: %w", err)
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", s.advisoryKey("candidates-rewrite")).Error; err != nil {
+			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
+		dropped := map[string]int{}
 		for start := 0; start < len(absorbed); start += batchSize {
+			var names []string
 			ids := absorbed[start:min(start+batchSize, len(absorbed))]
-			if err := tx.Exec("DELETE FROM "+reservations+" WHERE instance_id IN ?", ids).Error; err != nil {
+			if err := tx.Raw("DELETE FROM "+reservations+" WHERE instance_id IN ? RETURNING binding_name", ids).Scan(&names).Error; err != nil {
 				return fmt.Errorf("drop absorbed reservations: %w", err)
 			}
+			countNames(dropped, names)
 		}
-		if err := tx.Exec("DELETE FROM "+reservations+" WHERE reserved_at < now() - make_interval(secs => ?)",
-			reservationTTL.Seconds()).Error; err != nil {
+		var expired []string
+		if err := tx.Raw("DELETE FROM "+reservations+" WHERE reserved_at < now() - make_interval(secs => ?) RETURNING binding_name",
+			reservationTTL.Seconds()).Scan(&expired).Error; err != nil {
 			return fmt.Errorf("drop expired reservations: %w", err)
 		}
-		if err := tx.Exec("DELETE FROM " + candidates).Error; err != nil {
-			return fmt.Errorf("clear candidates: %w", err)
+		countNames(dropped, expired)
+		var current []candidateRow
+		if err := tx.Table(candidates).Find(&current).Error; err != nil {
+			return fmt.Errorf("read candidates: %w", err)
 		}
-		if len(newRows) > 0 {
-			if err := tx.Table(candidates).CreateInBatches(&newRows, batchSize).Error; err != nil {
-				return fmt.Errorf("insert candidates: %w", err)
-			}
+		if err := s.applyCandidateChanges(tx, diffCandidates(current, newRows, dropped)); err != nil {
+			return err
 		}
-		if err := tx.Exec(`UPDATE ` + candidates + ` c SET reserved = r.n
-			FROM (SELECT binding_name, count(*) AS n FROM ` + reservations + ` GROUP BY binding_name) r
-			WHERE c.binding_name = r.binding_name`).Error; err != nil {
-			return fmt.Errorf("count reservations: %w", err)
-		}
-		return nil
+		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
+			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at`, computedAt).Error
 	})
 	return s.wrap("replace candidates", err)
+}
+
+func countNames(counts map[string]int, names []string) {
+	for _, n := range names {
+		counts[n]++
+	}
+}
+
+// candidateChanges is what a rewrite does to the table.
+type candidateChanges struct {
+	insert []candidateRow
+	// update rows hold the new values; dropped says by how much reserved
+	// goes down.
+	update  []candidateRow
+	dropped map[string]int
+	remove  []string
+}
+
+// diffCandidates compares the table with the rows it must hold. A row is
+// updated when one of its values changed or reservations on it were
+// dropped; a row whose binding is gone is removed.
+func diffCandidates(current, want []candidateRow, dropped map[string]int) candidateChanges {
+	have := make(map[string]candidateRow, len(current))
+	for _, c := range current {
+		have[c.BindingName] = c
+	}
+	ch := candidateChanges{dropped: dropped}
+	for _, w := range want {
+		c, ok := have[w.BindingName]
+		delete(have, w.BindingName)
+		switch {
+		case !ok:
+			ch.insert = append(ch.insert, w)
+		case !sameCandidate(c, w) || dropped[w.BindingName] > 0:
+			ch.update = append(ch.update, w)
+		}
+	}
+	for name := range have {
+		ch.remove = append(ch.remove, name)
+	}
+	slices.Sort(ch.remove)
+	return ch
+}
+
+// sameCandidate compares what the job computes; reserved belongs to the
+// picks and computed_at to the run.
+func sameCandidate(a, b candidateRow) bool {
+	a.Reserved, b.Reserved = 0, 0
+	a.ComputedAt, b.ComputedAt = time.Time{}, time.Time{}
+	return a.BindingName == b.BindingName && a.GlobalAccountID == b.GlobalAccountID && a.HyperscalerType == b.HyperscalerType &&
+		a.EUAccess == b.EUAccess && a.DBCount == b.DBCount && a.ShootCount == b.ShootCount && a.EffectiveCount == b.EffectiveCount &&
+		equalInt(a.ClusterLimit, b.ClusterLimit) && equalInt(a.Headroom, b.Headroom) && a.Selectable == b.Selectable &&
+		a.Guarded == b.Guarded && a.Rank == b.Rank
+}
+
+func equalInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
+	candidates, reservations := s.table("binding_candidates"), s.table("binding_reservations")
+	for start := 0; start < len(ch.remove); start += batchSize {
+		if err := tx.Exec("DELETE FROM "+candidates+" WHERE binding_name IN ?", ch.remove[start:min(start+batchSize, len(ch.remove))]).Error; err != nil {
+			return fmt.Errorf("remove candidates: %w", err)
+		}
+	}
+	// Rows are written in name order, the order every rewrite locks them in.
+	slices.SortFunc(ch.update, func(a, b candidateRow) int { return strings.Compare(a.BindingName, b.BindingName) })
+	for _, u := range ch.update {
+		err := tx.Exec(`UPDATE `+candidates+` SET global_account_id = ?, hyperscaler_type = ?, eu_access = ?, db_count = ?,
+			shoot_count = ?, effective_count = ?, cluster_limit = ?, headroom = ?, selectable = ?, guarded = ?, rank = ?,
+			computed_at = ?, reserved = reserved - ? WHERE binding_name = ?`,
+			u.GlobalAccountID, u.HyperscalerType, u.EUAccess, u.DBCount, u.ShootCount, u.EffectiveCount, u.ClusterLimit, u.Headroom,
+			u.Selectable, u.Guarded, u.Rank, u.ComputedAt, ch.dropped[u.BindingName], u.BindingName).Error
+		if err != nil {
+			return fmt.Errorf("update candidate %q: %w", u.BindingName, err)
+		}
+	}
+	if len(ch.insert) == 0 {
+		return nil
+	}
+	// A binding claimed and recorded by KEB since the snapshot may have a
+	// row already: its values are taken, its reserved counter kept.
+	err := tx.Table(candidates).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "binding_name"}},
+		DoUpdates: clause.AssignmentColumns([]string{"global_account_id", "hyperscaler_type", "eu_access", "db_count", "shoot_count",
+			"effective_count", "cluster_limit", "headroom", "selectable", "guarded", "rank", "computed_at"}),
+	}).CreateInBatches(&ch.insert, batchSize).Error
+	if err != nil {
+		return fmt.Errorf("insert candidates: %w", err)
+	}
+	names := make([]string, len(ch.insert))
+	for i, r := range ch.insert {
+		names[i] = r.BindingName
+	}
+	// New rows are invisible to picks until the commit: counting their
+	// reservations now cannot miss one.
+	for start := 0; start < len(names); start += batchSize {
+		err := tx.Exec(`UPDATE `+candidates+` c SET reserved = r.n
+			FROM (SELECT binding_name, count(*) AS n FROM `+reservations+` WHERE binding_name IN ? GROUP BY binding_name) r
+			WHERE c.binding_name = r.binding_name`, names[start:min(start+batchSize, len(names))]).Error
+		if err != nil {
+			return fmt.Errorf("count reservations of new candidates: %w", err)
+		}
+	}
+	return nil
 }
 
 // candidateRows refuses rows the pick could misread: no binding, no pool,
@@ -133,6 +245,10 @@ func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, erro
 	if err := q.Order(`global_account_id COLLATE "C", hyperscaler_type COLLATE "C", eu_access, rank, binding_name COLLATE "C"`).Find(&rows).Error; err != nil {
 		return nil, s.wrap("read candidates", err)
 	}
+	var computedAt time.Time
+	if err := s.db.WithContext(ctx).Raw("SELECT coalesce(max(computed_at), '0001-01-01') FROM " + s.table("candidates_computed")).Scan(&computedAt).Error; err != nil {
+		return nil, s.wrap("read when the candidates were computed", err)
+	}
 	out := make([]CandidateRow, 0, len(rows))
 	for _, r := range rows {
 		out = append(out, CandidateRow{
@@ -150,7 +266,7 @@ func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, erro
 				Rank:            r.Rank,
 			},
 			Reserved:   r.Reserved,
-			ComputedAt: r.ComputedAt,
+			ComputedAt: computedAt,
 		})
 	}
 	return out, nil

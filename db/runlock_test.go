@@ -51,7 +51,7 @@ func TestRunLockTellsWhenItsSessionEnded(t *testing.T) {
 	}
 	defer lock.Release()
 	var ended int
-	if err := other.sqlDB.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+	if err := other.sqlDB.QueryRowContext(ctx, `SELECT count(pg_terminate_backend(pid, 30000)) FROM pg_locks
 		WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
 		  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&ended); err != nil || ended != 1 {
 		t.Fatalf("ending the lock's session: %d ended, %v", ended, err)

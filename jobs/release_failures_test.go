@@ -80,7 +80,7 @@ func TestNothingIsReleasedAfterTheRunLockWasLost(t *testing.T) {
 	s := leftEmptyPastGrace(t, 23)
 
 	s.env.Runner.BeforeAct = func(string) {
-		s.exec(t, `SELECT pg_terminate_backend(pid) FROM pg_locks
+		s.exec(t, `SELECT pg_terminate_backend(pid, 30000) FROM pg_locks
 			WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
 			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)
 	}

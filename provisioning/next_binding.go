@@ -52,10 +52,14 @@ type Request struct {
 //     reserved already bumped: a row that reached its limit is skipped and
 //     the next one in order is taken. The limit therefore holds however many
 //     picks run at once.
-//   - The UPDATE in bumped needs the table's ROW EXCLUSIVE lock, which the
-//     job's rewrite (SHARE ROW EXCLUSIVE) excludes. Table locks are taken
-//     before the statement's snapshot, so a pick that waited for a rewrite
-//     reads the new rows, never the deleted old ones.
+//   - The job's rewrite takes no table lock; it changes only the rows that
+//     differ, in one transaction, and lowers reserved by the reservations it
+//     drops (a relative change, like the pick's +1). A pick that chose a row
+//     the rewrite holds waits for it, then PostgreSQL re-checks the WHERE
+//     clause on the row's new version (a removed row is skipped): the limit
+//     holds and both changes count. Such a pick ordered the group by the
+//     ranks it read before the rewrite, so it may take the old rank order
+//     once; it never takes a row past its limit.
 //   - The reservation row is inserted first and the counter bumped only
 //     when the insert happened, so two concurrent calls for one instance id
 //     cannot both count; the loser sees picked but no bumped row, and the

@@ -178,7 +178,9 @@ func TestPostgresRestartDuringARunKeepsThePreviousTable(t *testing.T) {
 		mayRideOut bool
 	}{
 		{"while gathering", "LOCK TABLE instances IN ACCESS EXCLUSIVE MODE", "instances", true},
-		{"while rewriting the candidate table", "LOCK TABLE hap.binding_candidates IN ROW EXCLUSIVE MODE", "binding_candidates", false},
+		// The rewrite's last statement, after every row change: the crash
+		// comes with the whole change written and not yet committed.
+		{"while rewriting the candidate table", "LOCK TABLE hap.candidates_computed IN ACCESS EXCLUSIVE MODE", "candidates_computed", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, l, previous := preparedScene(t, 33)
@@ -247,7 +249,7 @@ func TestARunRidesOutADroppedDatabaseConnection(t *testing.T) {
 	go func() { done <- runAll(testContext(t), env) }()
 	waitForBlockedLock(t, s.db, "instances")
 	var terminated int
-	if err := s.db.QueryRowContext(testContext(t), `SELECT count(pg_terminate_backend(l.pid)) FROM pg_locks l
+	if err := s.db.QueryRowContext(testContext(t), `SELECT count(pg_terminate_backend(l.pid, 30000)) FROM pg_locks l
 		JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'instances' AND NOT l.granted`).Scan(&terminated); err != nil || terminated != 1 {
 		t.Fatalf("terminated %d backends: %v", terminated, err)
 	}
