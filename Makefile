@@ -3,7 +3,7 @@ GO      ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: help build test vet testbed-tools kube-apiserver clean reliability fuzz demo bench
+.PHONY: help build test vet testbed-tools kube-apiserver helm clean reliability fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ testbed-tools: ## install etcd, PostgreSQL, promtool and Pushgateway from Debian
 
 kube-apiserver: ## build and cache kube-apiserver for the test bed
 	bash hack/build-kube-apiserver.sh
+
+helm: ## build and cache helm for the chart's tests (unless one is installed)
+	bash hack/install-helm.sh
 
 clean: ## remove build output
 	rm -rf bin

@@ -10,7 +10,8 @@ import (
 )
 
 // DSNFromEnv builds the connection URL from the environment: DATABASE_URL
-// when set, else KEB's APP_DATABASE_* variables, so the job can run with the
+// when set, else KEB's APP_DATABASE_* variables (APP_DATABASE_SSLROOTCERT
+// included), so the job can run with the
 // very secret KEB mounts. An explicit flag beats both; that part is the
 // caller's.
 func DSNFromEnv(getenv func(string) string) (string, error) {
@@ -44,6 +45,11 @@ func DSNFromEnv(getenv func(string) string) (string, error) {
 			return "", fmt.Errorf("APP_DATABASE_SSLMODE %q: want one of disable, allow, prefer, require, verify-ca, verify-full", mode)
 		}
 		query.Set("sslmode", mode)
+	}
+	// The CA KEB verifies the server with (KEB's chart mounts the Cloud SQL
+	// root certificate and names it here).
+	if root := strings.TrimSpace(getenv("APP_DATABASE_SSLROOTCERT")); root != "" {
+		query.Set("sslrootcert", root)
 	}
 	userinfo := url.User(user)
 	if password := getenv("APP_DATABASE_PASSWORD"); password != "" {

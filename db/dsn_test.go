@@ -1,6 +1,7 @@
 package db
 
 import (
+	"net/url"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -31,6 +32,24 @@ func TestDSNFromEnv(t *testing.T) {
 		if cfg.Host != "keb-db.kcp-system" || cfg.Port != 6543 || cfg.User != "keb" || cfg.Password != "p@ss:w/rd%" || cfg.Database != "broker" {
 			t.Errorf("parsed back as host %q port %d user %q password ok %v database %q",
 				cfg.Host, cfg.Port, cfg.User, cfg.Password == "p@ss:w/rd%", cfg.Database)
+		}
+	})
+
+	t.Run("KEB's root certificate", func(t *testing.T) {
+		vars := map[string]string{"APP_DATABASE_SSLROOTCERT": "/secrets/cloudsql-sslrootcert/server-ca.pem"}
+		for k, v := range kebVars {
+			vars[k] = v
+		}
+		dsn, err := DSNFromEnv(env(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.Query().Get("sslrootcert"); got != "/secrets/cloudsql-sslrootcert/server-ca.pem" || u.Query().Get("sslmode") != "verify-full" {
+			t.Errorf("query %v: want sslrootcert from APP_DATABASE_SSLROOTCERT next to sslmode", u.Query())
 		}
 	})
 

@@ -56,11 +56,16 @@ func migrations() ([]migration, error) {
 // and concurrent callers (two pods starting at once) are serialised by a
 // transaction-level advisory lock: the second waits, then finds nothing
 // left to do. All of it is one transaction, so a failed step leaves the
-// schema as it was.
+// schema as it was. A schema already at the newest version is only read:
+// a role without DDL rights (the job's runtime role, when the schema owner
+// migrates in a step of its own) passes.
 func (s *Store) Migrate(ctx context.Context) error {
 	all, err := migrations()
 	if err != nil {
 		return err
+	}
+	if s.upToDate(ctx, all) {
+		return nil
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", s.advisoryKey("migrate")).Error; err != nil {
@@ -88,6 +93,26 @@ func (s *Store) Migrate(ctx context.Context) error {
 		return nil
 	})
 	return s.wrap("migrate schema "+s.schema, err)
+}
+
+// upToDate reports whether every migration is recorded, reading only; any
+// error (no schema yet, no table, no right to read it) means "not known to
+// be", and Migrate goes the full way, which reports the error if it lasts.
+func (s *Store) upToDate(ctx context.Context, all []migration) bool {
+	var table *string
+	if err := s.db.WithContext(ctx).Raw("SELECT to_regclass(?)::text", s.schema+".schema_migrations").Scan(&table).Error; err != nil || table == nil {
+		return false
+	}
+	var applied []int
+	if err := s.db.WithContext(ctx).Raw("SELECT version FROM " + s.table("schema_migrations")).Scan(&applied).Error; err != nil {
+		return false
+	}
+	for _, m := range all {
+		if !slices.Contains(applied, m.version) {
+			return false
+		}
+	}
+	return true
 }
 
 // ensureSchema creates the schema unless it exists. It looks first because

@@ -150,3 +150,102 @@ func sqlDB(t *testing.T, url string) *sql.DB {
 	}
 	return db
 }
+
+// runtimeRoleGrants are docs/security.md's statements for the split set-up
+// the chart uses: the schema owner (here KEB's role, as with the chart's
+// defaults) runs the migrations in a step of its own; the role the job runs
+// with reads KEB's instances table and reads and writes the rows of the
+// job's tables, with no DDL at all.
+func runtimeRoleGrants(dbname, owner, runtime string) string {
+	return fmt.Sprintf(`
+REVOKE ALL ON DATABASE %[1]s FROM PUBLIC;
+GRANT CONNECT ON DATABASE %[1]s TO %[2]s, %[3]s;
+REVOKE ALL ON SCHEMA public FROM PUBLIC;
+GRANT USAGE ON SCHEMA public TO %[3]s;
+GRANT SELECT ON public.instances TO %[3]s;
+CREATE SCHEMA hap AUTHORIZATION %[2]s;
+GRANT USAGE ON SCHEMA hap TO %[3]s;
+ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %[3]s;
+ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT USAGE, SELECT ON SEQUENCES TO %[3]s;`, dbname, owner, runtime)
+}
+
+// With migrations run by the schema owner first (the chart's hook Job), the
+// job's own start-up migrate finds nothing to do and needs no DDL, every
+// store operation of a run works with row rights alone, and the runtime role
+// can change no table.
+func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
+	ctx := testContext(t)
+	dbname, _ := newDatabase(t)
+	owner, runtime := dbname+"_keb", dbname+"_job"
+	for _, r := range []string{owner, runtime} {
+		if err := pg.CreateRole(ctx, r, rightPassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, dbname, runtimeRoleGrants(dbname, owner, runtime))
+	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
+
+	if err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).Migrate(ctx); err != nil {
+		t.Fatalf("Migrate as the schema owner: %v", err)
+	}
+	s := openStore(t, pg.RoleURL(runtime, rightPassword, dbname), Options{})
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate as the runtime role on an up-to-date schema: %v", err)
+	}
+	now := time.Now()
+	two := 2
+	pool := hap.Pool{HyperscalerType: "aws"}
+	for name, do := range map[string]func() error{
+		"run lock": func() error {
+			lock, ok, err := s.TryRunLock(ctx)
+			if err != nil || !ok {
+				return errors.Join(err, errors.New("not acquired"))
+			}
+			defer lock.Release()
+			return lock.Held(ctx)
+		},
+		"read instances": func() error { _, err := s.ReadInstanceCounts(ctx); return err },
+		"record drift": func() error {
+			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
+			return err
+		},
+		"rewrite candidates": func() error {
+			return s.ReplaceCandidates(ctx, []hap.Candidate{
+				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-1", DBCount: 1, EffectiveCount: 1, Limit: &two, Selectable: true, Rank: 1},
+			}, nil, now, time.Hour)
+		},
+		"empty sightings": func() error {
+			return s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: now}})
+		},
+		"audit a release": func() error {
+			return s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
+				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased, At: now})
+		},
+	} {
+		if err := do(); err != nil {
+			t.Errorf("%s as the runtime role: %v", name, err)
+		}
+	}
+
+	asJob := sqlDB(t, pg.RoleURL(runtime, rightPassword, dbname))
+	for _, forbidden := range []string{
+		"CREATE TABLE hap.job_table (id int)",
+		"ALTER TABLE hap.binding_candidates ADD COLUMN x int",
+		"DROP TABLE hap.binding_drift",
+		"TRUNCATE hap.binding_releases",
+		"CREATE SCHEMA job_schema",
+		"UPDATE instances SET global_account_id = 'ga-b'",
+	} {
+		_, err := asJob.ExecContext(ctx, forbidden)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+			t.Errorf("%s: %v, want permission denied (42501)", forbidden, err)
+		}
+	}
+
+	// KEB's role owns the tables: its pick needs no grant.
+	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
+	if name, _, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || name != "b-1" {
+		t.Errorf("NextBinding as KEB's role: %q, %v", name, err)
+	}
+}

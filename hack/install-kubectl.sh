@@ -3,7 +3,7 @@
 # kubectl is used as it is. Otherwise one is built from the k8s.io/kubectl
 # module through the Go module proxy and cached outside the repository:
 # Debian's kubernetes-client is too old for the test bed's API server and for
-# the kustomize features the manifests use.
+# the server-side dry runs the chart's tests do.
 set -euo pipefail
 
 if path="$(command -v kubectl)"; then

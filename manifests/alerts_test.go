@@ -12,7 +12,9 @@ import (
 )
 
 const (
-	prometheusRuleFile = "common/prometheusrule.yaml"
+	// prometheusRuleFile holds the rule groups the chart's PrometheusRule
+	// carries; the tests read them from what helm template renders.
+	prometheusRuleFile = "hap-reconciler/files/alerts.yaml"
 	alertTestsDir      = "alerts-test"
 	runbookFile        = "../docs/runbook.md"
 	runbookURLPrefix   = "https://github.com/kyma-project/hap-reconciler/blob/main/docs/runbook.md#"
@@ -43,8 +45,8 @@ type promtoolTests struct {
 	} `json:"tests"`
 }
 
-// TestAlertRules runs promtool on the PrometheusRule's spec, which stays the
-// single source: the plain rule file promtool needs is extracted from it.
+// TestAlertRules runs promtool on the spec of the PrometheusRule the chart
+// renders: the plain rule file promtool needs is extracted from it.
 func TestAlertRules(t *testing.T) {
 	promtool := ensureTool(t, "promtool", "install-promtool.sh")
 	dir := t.TempDir()
@@ -125,29 +127,21 @@ func TestEveryAlertIsDocumentedAndTested(t *testing.T) {
 	}
 }
 
-// prometheusRuleSpec returns the PrometheusRule's .spec as YAML: a plain
-// Prometheus rule file.
+// prometheusRuleSpec returns the .spec of the PrometheusRule helm template
+// renders, as YAML: a plain Prometheus rule file.
 func prometheusRuleSpec(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile(prometheusRuleFile)
+	_, objs := render(t, helmBin(t), "kcp-system")
+	rule := find(t, objs, "PrometheusRule", releaseName)
+	spec, ok := rule.Object["spec"].(map[string]any)
+	if !ok || spec["groups"] == nil {
+		t.Fatalf("the rendered PrometheusRule has no spec.groups")
+	}
+	out, err := yaml.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rule struct {
-		Kind string         `json:"kind"`
-		Spec map[string]any `json:"spec"`
-	}
-	if err := yaml.Unmarshal(data, &rule); err != nil {
-		t.Fatalf("parse %s: %v", prometheusRuleFile, err)
-	}
-	if rule.Kind != "PrometheusRule" || rule.Spec["groups"] == nil {
-		t.Fatalf("%s: kind %q with spec.groups expected", prometheusRuleFile, rule.Kind)
-	}
-	spec, err := yaml.Marshal(rule.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return spec
+	return out
 }
 
 func alertTestFiles(t *testing.T) []string {

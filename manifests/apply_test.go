@@ -3,6 +3,8 @@ package manifests_test
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +27,17 @@ var (
 	shoots              = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 )
 
-// TestManifestsApplyToARealAPIServer applies every kustomization to a real
-// kube-apiserver (server-side dry run: schema, defaulting and admission,
-// including the restricted Pod Security profile), then applies the base for
-// real and checks, as the job's ServiceAccount, that the Role grants exactly
-// what the job needs.
-func TestManifestsApplyToARealAPIServer(t *testing.T) {
+// TestChartAppliesToARealAPIServer renders every variant of the chart and
+// applies it to a real kube-apiserver (server-side dry run: schema,
+// defaulting and admission, including the restricted Pod Security profile,
+// hooks included), then installs the in-cluster variant for real and checks,
+// as the job's ServiceAccount, that the Role in the Gardener project
+// namespace grants exactly what the job needs.
+func TestChartAppliesToARealAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
 	}
+	helm := helmBin(t)
 	kubectl := ensureTool(t, "kubectl", "install-kubectl.sh")
 	kube := testbed.KubeForTest(t)
 	k := kubectlRunner{t: t, bin: kubectl, kubeconfig: kube.KubeconfigPath()}
@@ -41,40 +45,40 @@ func TestManifestsApplyToARealAPIServer(t *testing.T) {
 	defer cancel()
 
 	k.run("apply", "-f", "testdata/monitoring-crds.yaml")
-	k.run("wait", "--for=condition=Established", "--timeout=60s",
-		"crd/prometheusrules.monitoring.coreos.com", "crd/servicemonitors.monitoring.coreos.com")
-	ns := restrictedNamespace(ctx, t, kube)
+	k.run("wait", "--for=condition=Established", "--timeout=60s", "crd/prometheusrules.monitoring.coreos.com",
+		"crd/servicemonitors.monitoring.coreos.com", "crd/vmservicescrapes.operator.victoriametrics.com")
+	// The release's namespace (kcp-system) and the Gardener project's, both
+	// under the restricted profile.
+	ns := restrictedNamespace(ctx, t, kube, "kcp-system")
+	gardenNS := restrictedNamespace(ctx, t, kube, "garden-kyma")
 
-	for _, tc := range []struct {
-		dir  string
-		want []string
-	}{
-		{".", []string{"serviceaccount/hap-reconciler", "role.rbac.authorization.k8s.io/hap-reconciler",
-			"rolebinding.rbac.authorization.k8s.io/hap-reconciler", "configmap/hap-reconciler-dashboard",
-			"cronjob.batch/hap-reconciler", "prometheusrule.monitoring.coreos.com/hap-reconciler"}},
-		{"serve", []string{"serviceaccount/hap-reconciler", "role.rbac.authorization.k8s.io/hap-reconciler",
-			"deployment.apps/hap-reconciler", "service/hap-reconciler",
-			"servicemonitor.monitoring.coreos.com/hap-reconciler", "prometheusrule.monitoring.coreos.com/hap-reconciler"}},
-		{"examples/remote-gardener", []string{"serviceaccount/hap-reconciler", "cronjob.batch/hap-reconciler"}},
-	} {
-		out := k.run("apply", "--dry-run=server", "-n", ns, "-k", tc.dir)
-		for _, obj := range tc.want {
-			if !strings.Contains(out, obj+" created (server dry run)") {
-				t.Errorf("kustomization %s: %s not created in the dry run:\n%s", tc.dir, obj, out)
+	for _, v := range variants() {
+		doc, objs := render(t, helm, ns, append(slices.Clone(v.args), "--set", "hapReconciler.gardener.namespace="+gardenNS)...)
+		out := k.run("apply", "--dry-run=server", "-f", writeManifests(t, doc))
+		for _, obj := range objs {
+			line := regexp.MustCompile(`(?m)^` + strings.ToLower(obj.GetKind()) + `(\.[a-z0-9.-]+)?/` + regexp.QuoteMeta(obj.GetName()) + ` created \(server dry run\)$`)
+			if !line.MatchString(out) {
+				t.Errorf("%s: %s %s not created in the dry run:\n%s", v.name, obj.GetKind(), obj.GetName(), out)
 			}
 		}
+		if n := strings.Count(out, "created (server dry run)"); n != len(objs) {
+			t.Errorf("%s: %d objects created in the dry run, %d rendered:\n%s", v.name, n, len(objs), out)
+		}
 		if strings.Contains(out, "Warning:") {
-			t.Errorf("kustomization %s: the API server warned (Pod Security \"restricted\" or a deprecation):\n%s", tc.dir, out)
+			t.Errorf("%s: the API server warned (Pod Security \"restricted\" or a deprecation):\n%s", v.name, out)
 		}
 	}
 
-	k.run("apply", "-n", ns, "-k", ".")
-	checkServiceAccountPermissions(ctx, t, kube, ns)
+	doc, _ := render(t, helm, ns, "--set", "hapReconciler.gardener.credentials=inCluster", "--set", "hapReconciler.gardener.namespace="+gardenNS)
+	k.run("apply", "-f", writeManifests(t, doc))
+	checkServiceAccountPermissions(ctx, t, kube, ns, gardenNS)
 }
 
 // checkServiceAccountPermissions acts as the job's ServiceAccount on objects
 // the admin created.
-func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *testbed.Kube, ns string) {
+// The ServiceAccount lives in the release's namespace (saNS), the Role in the
+// Gardener project namespace (ns).
+func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *testbed.Kube, saNS, ns string) {
 	admin := dynamic.NewForConfigOrDie(kube.Config())
 	binding := object("security.gardener.cloud/v1alpha1", "CredentialsBinding", "cb-aws-1",
 		map[string]any{"provider": map[string]any{"type": "aws"}})
@@ -93,7 +97,8 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 	}
 
 	cfg := kube.Config()
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: fmt.Sprintf("system:serviceaccount:%s:hap-reconciler", ns)}
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: fmt.Sprintf("system:serviceaccount:%s:hap-reconciler", saNS),
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + saNS, "system:authenticated"}}
 	job := dynamic.NewForConfigOrDie(cfg)
 	jobCore := kubernetes.NewForConfigOrDie(cfg)
 	cbs := job.Resource(credentialsBindings).Namespace(ns)
@@ -146,6 +151,14 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 			_, err := job.Resource(credentialsBindings).Namespace(otherNS).List(ctx, metav1.ListOptions{})
 			return err
 		},
+		"list credentialsbindings in its own namespace": func() error {
+			_, err := job.Resource(credentialsBindings).Namespace(saNS).List(ctx, metav1.ListOptions{})
+			return err
+		},
+		"read its own release's ConfigMap": func() error {
+			_, err := jobCore.CoreV1().ConfigMaps(saNS).Get(ctx, releaseName, metav1.GetOptions{})
+			return err
+		},
 	}
 	for name, do := range allowed {
 		if err := do(); err != nil {
@@ -161,9 +174,9 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 
 // restrictedNamespace creates a namespace whose Pod Security admission warns
 // about anything the "restricted" profile refuses, pod templates included.
-func restrictedNamespace(ctx context.Context, t *testing.T, kube *testbed.Kube) string {
+func restrictedNamespace(ctx context.Context, t *testing.T, kube *testbed.Kube, prefix string) string {
 	t.Helper()
-	ns, err := kube.NewNamespace(ctx, "garden-kyma")
+	ns, err := kube.NewNamespace(ctx, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
-const dashboardFile = "dashboards/hap-reconciler.json"
+const dashboardFile = "hap-reconciler/files/dashboard.json"
 
 type dashboardPanel struct {
 	ID         int    `json:"id"`
@@ -76,4 +77,14 @@ func TestDashboardQueriesParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, promtool, "check", "rules", path)
+
+	// The chart ships the file unchanged in the sidecar's ConfigMap.
+	_, objs := render(t, helmBin(t), "kcp-system")
+	cm := find(t, objs, "ConfigMap", releaseName+"-dashboard")
+	if got, _, _ := unstructured.NestedString(cm.Object, "data", "hap-reconciler.json"); strings.TrimSpace(got) != strings.TrimSpace(string(data)) {
+		t.Errorf("the rendered dashboard ConfigMap differs from %s", dashboardFile)
+	}
+	if cm.GetLabels()["grafana_dashboard"] != "1" {
+		t.Errorf("dashboard ConfigMap labels %v: want grafana_dashboard: \"1\" for the Grafana sidecar", cm.GetLabels())
+	}
 }

@@ -34,6 +34,14 @@ func ensureTool(t *testing.T, name, script string) string {
 	return lines[len(lines)-1]
 }
 
+// runErr runs a command and returns its combined output and error.
+func runErr(name string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
+	return string(out), err
+}
+
 // run runs a command and fails the test with its output when it fails.
 func run(t *testing.T, name string, args ...string) string {
 	t.Helper()

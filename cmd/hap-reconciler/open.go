@@ -36,6 +36,7 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 	if err != nil {
 		return nil, err
 	}
+	routeKlog(log)
 	app.LogConfig(log, cfg)
 	var export jobs.Gardener
 	switch {

@@ -1,0 +1,277 @@
+{{/* The objects' name: fullnameOverride, else the release name when it
+names the job already, else <release>-hap-reconciler. */}}
+{{- define "hap-reconciler.fullname" -}}
+{{- if .Values.hapReconciler.fullnameOverride -}}
+{{- .Values.hapReconciler.fullnameOverride | trunc 52 | trimSuffix "-" -}}
+{{- else if contains "hap-reconciler" .Release.Name -}}
+{{- .Release.Name | trunc 52 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-hap-reconciler" .Release.Name | trunc 52 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "hap-reconciler.selectorLabels" -}}
+app.kubernetes.io/name: hap-reconciler
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "hap-reconciler.labels" -}}
+{{ include "hap-reconciler.selectorLabels" . }}
+app.kubernetes.io/component: reconciler
+app.kubernetes.io/part-of: kyma-environment-broker
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/version: {{ include "hap-reconciler.tag" . | quote }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* The Gardener project namespace: KEB's APP_GARDENER_PROJECT is the
+project's name, its namespace is garden-<project>. */}}
+{{- define "hap-reconciler.gardenerNamespace" -}}
+{{- if .Values.hapReconciler.gardener.namespace -}}
+{{- .Values.hapReconciler.gardener.namespace -}}
+{{- else -}}
+{{- printf "garden-%s" (required "gardener.project: the Gardener project KEB uses (KEB's values)" .Values.gardener.project) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "hap-reconciler.tag" -}}
+{{- default .Chart.AppVersion .Values.hapReconciler.image.tag -}}
+{{- end -}}
+
+{{- define "hap-reconciler.image" -}}
+{{- printf "%s:%s" .Values.hapReconciler.image.repository (include "hap-reconciler.tag" .) -}}
+{{- end -}}
+
+{{- define "hap-reconciler.inCluster" -}}
+{{- $c := .Values.hapReconciler.gardener.credentials -}}
+{{- if eq $c "inCluster" -}}true{{- else if ne $c "kubeconfig" -}}
+{{- fail (printf "hapReconciler.gardener.credentials: %q, want kubeconfig or inCluster" $c) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "hap-reconciler.proxy" -}}
+{{- if .Values.global.database.cloudsqlproxy.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* The root certificate is mounted as KEB mounts it: only without the proxy. */}}
+{{- define "hap-reconciler.sslRootCert" -}}
+{{- if and .Values.hapReconciler.database.sslRootCert.enabled (not (include "hap-reconciler.proxy" .)) -}}true{{- end -}}
+{{- end -}}
+
+{{/* A container's hardening: what the restricted Pod Security profile
+demands, and a read-only root filesystem. */}}
+{{- define "hap-reconciler.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+runAsNonRoot: true
+capabilities:
+  drop: ["ALL"]
+{{- end -}}
+
+{{- define "hap-reconciler.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{/* KEB's database variables (db.DSNFromEnv reads them as KEB does), from
+KEB's Secret under KEB's key names; user and password from the Secret named
+by the argument when it is not empty. Call with (list $ secretName). */}}
+{{- define "hap-reconciler.databaseEnv" -}}
+{{- $ := index . 0 -}}
+{{- $db := $.Values.global.database.managedGCP -}}
+{{- $keb := required "global.database.managedGCP.secretName: KEB's database Secret" $db.secretName -}}
+{{- $creds := default $keb (index . 1) -}}
+- name: APP_DATABASE_HOST
+  valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.hostSecretKey }}}}
+- name: APP_DATABASE_PORT
+  valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.portSecretKey }}}}
+- name: APP_DATABASE_NAME
+  valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.nameSecretKey }}}}
+- name: APP_DATABASE_SSLMODE
+  valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.sslModeSecretKey }}}}
+- name: APP_DATABASE_USER
+  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $db.userNameSecretKey }}}}
+- name: APP_DATABASE_PASSWORD
+  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $db.passwordSecretKey }}}}
+{{- if include "hap-reconciler.sslRootCert" $ }}
+- name: APP_DATABASE_SSLROOTCERT
+  value: {{ printf "%s/%s" $.Values.hapReconciler.database.sslRootCert.mountPath $.Values.hapReconciler.database.sslRootCert.fileName | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* A value as KEB's deployment template writes it into a variable
+("{{ .Values... }}"): the number or string as printed, "" when not set. */}}
+{{- define "hap-reconciler.kebValue" -}}
+{{- if kindIs "invalid" . -}}{{- quote "" -}}{{- else -}}{{- printf "%v" . | quote -}}{{- end -}}
+{{- end -}}
+
+{{/* KEB's multi-account variables, named and filled as KEB's deployment
+(resources/keb/templates/deployment.yaml) sets them from the hap block:
+the allowlist joined with commas, each number as written. KEB's chart names
+the openstack and alicloud limits ..._LIMITS_OPENSTACK and ..._ALICLOUD,
+which KEB's envconfig never reads; the job reads the variables exactly as
+KEB does, so it ignores them too and warns at start (config/env.go). KEB
+has no gdch limit: no variable. */}}
+{{- define "hap-reconciler.hapEnv" -}}
+{{- $m := .Values.hap.multiHyperscalerAccount | default dict -}}
+{{- $limits := $m.limits | default dict -}}
+- name: APP_HAP_MULTI_HYPERSCALER_ACCOUNT_ALLOWED_GLOBAL_ACCOUNTS
+  value: {{ join "," ($m.allowedGlobalAccounts | default list) | quote }}
+- name: APP_HAP_MULTI_HYPERSCALER_ACCOUNT_MIN_BINDINGS_FOR_GUARD
+  value: {{ include "hap-reconciler.kebValue" $m.minBindingsForGuard }}
+{{- range $field := list "default" "aws" "gcp" "azure" "openstack" "alicloud" }}
+- name: APP_HAP_MULTI_HYPERSCALER_ACCOUNT_LIMITS_{{ upper $field }}
+  value: {{ include "hap-reconciler.kebValue" (index $limits $field) }}
+{{- end }}
+{{- if .Values.hap.rule }}
+- name: APP_HAP_RULE_FILE_PATH
+  value: /etc/hap-reconciler/hapRule.yaml
+{{- end }}
+{{- end -}}
+
+{{/* The cloud-sql-proxy as KEB runs it, as a native sidecar (an init
+container that keeps running), so that a Job's pod completes when the job's
+container exits. */}}
+{{- define "hap-reconciler.proxyContainer" -}}
+{{- if include "hap-reconciler.proxy" . -}}
+- name: cloudsql-proxy
+  image: {{ printf "%s:%s" .Values.global.images.cloudsql_proxy.repository .Values.global.images.cloudsql_proxy.tag | quote }}
+  restartPolicy: Always
+  command:
+    - /cloud-sql-proxy
+    - {{ required "global.database.managedGCP.instanceConnectionName: the Cloud SQL instance the proxy connects to" .Values.global.database.managedGCP.instanceConnectionName | quote }}
+    - --private-ip
+    - --exit-zero-on-sigterm
+    {{- if not .Values.global.database.cloudsqlproxy.workloadIdentity.enabled }}
+    - --credentials-file=/secrets/cloudsql-instance-credentials/credentials.json
+  volumeMounts:
+    - {name: cloudsql-instance-credentials, mountPath: /secrets/cloudsql-instance-credentials, readOnly: true}
+    {{- end }}
+  resources:
+    {{- toYaml .Values.hapReconciler.cloudsqlProxy.resources | nindent 4 }}
+  securityContext:
+    {{- include "hap-reconciler.containerSecurityContext" . | nindent 4 }}
+{{- end }}
+{{- end -}}
+
+{{- define "hap-reconciler.proxyVolumes" -}}
+{{- if and (include "hap-reconciler.proxy" .) (not .Values.global.database.cloudsqlproxy.workloadIdentity.enabled) }}
+- name: cloudsql-instance-credentials
+  secret:
+    secretName: {{ .Values.hapReconciler.cloudsqlProxy.credentialsSecretName }}
+{{- end }}
+{{- if include "hap-reconciler.sslRootCert" . }}
+- name: cloudsql-sslrootcert
+  secret:
+    secretName: {{ .Values.global.database.managedGCP.secretName }}
+    items:
+      - {key: {{ .Values.hapReconciler.database.sslRootCert.secretKey }}, path: {{ .Values.hapReconciler.database.sslRootCert.fileName }}}
+    optional: true
+{{- end }}
+{{- end -}}
+
+{{- define "hap-reconciler.sslRootCertMount" -}}
+{{- if include "hap-reconciler.sslRootCert" . -}}
+- {name: cloudsql-sslrootcert, mountPath: {{ .Values.hapReconciler.database.sslRootCert.mountPath }}, readOnly: true}
+{{- end }}
+{{- end -}}
+
+{{/* The job's config.yaml: its own keys and the release switches; hap
+comes through KEB's variables, the namespace through --namespace. */}}
+{{- define "hap-reconciler.config" -}}
+{{- $cfg := deepCopy (.Values.hapReconciler.config | default dict) -}}
+{{- range $key := list "hap" "namespace" "release" -}}
+{{- if hasKey $cfg $key -}}
+{{- fail (printf "hapReconciler.config.%s: set it through %s instead" $key (get (dict "hap" "the top-level hap block (KEB's)" "namespace" "gardener.project or hapReconciler.gardener.namespace" "release" "hapReconciler.release") $key)) -}}
+{{- end -}}
+{{- end -}}
+{{- $r := .Values.hapReconciler.release -}}
+{{- $enabled := $r.enabled -}}
+{{- if and (eq .Values.hapReconciler.mode "serve") $r.dryRun -}}{{- $enabled = false -}}{{- end -}}
+{{- $_ := set $cfg "release" (dict "enabled" $enabled "mode" "dirty" "gracePeriod" $r.gracePeriod "maxPerRun" $r.maxPerRun "guardRatio" $r.guardRatio) -}}
+{{- toYaml $cfg -}}
+{{- end -}}
+
+{{/* The pod both workloads run: call with (dict "root" $ "args" list
+"serve" bool). */}}
+{{- define "hap-reconciler.podSpec" -}}
+{{- $ := .root -}}
+{{- $v := $.Values.hapReconciler -}}
+serviceAccountName: {{ include "hap-reconciler.fullname" $ }}
+{{- if not (include "hap-reconciler.inCluster" $) }}
+# The kubeconfig carries the Gardener identity; the local token is of no use.
+automountServiceAccountToken: false
+{{- end }}
+{{- with $v.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- include "hap-reconciler.podSecurityContext" $ | nindent 2 }}
+{{- with (include "hap-reconciler.proxyContainer" $) }}
+initContainers:
+  {{- . | nindent 2 }}
+{{- end }}
+containers:
+  - name: hap-reconciler
+    image: {{ include "hap-reconciler.image" $ | quote }}
+    imagePullPolicy: {{ $v.image.pullPolicy }}
+    args:
+      {{- toYaml .args | nindent 6 }}
+    {{- if .serve }}
+    ports:
+      - name: http-metrics
+        containerPort: {{ $v.metrics.port }}
+    livenessProbe:
+      httpGet: {path: /healthz, port: http-metrics}
+      periodSeconds: 20
+      failureThreshold: 3
+    readinessProbe:
+      httpGet: {path: /readyz, port: http-metrics}
+      periodSeconds: 10
+    {{- end }}
+    env:
+      {{- include "hap-reconciler.databaseEnv" (list $ $v.database.credentialsSecretName) | nindent 6 }}
+      {{- include "hap-reconciler.hapEnv" $ | nindent 6 }}
+      - name: GOMEMLIMIT
+        value: {{ $v.goMemLimit | quote }}
+    resources:
+      {{- toYaml $v.resources | nindent 6 }}
+    securityContext:
+      {{- include "hap-reconciler.containerSecurityContext" $ | nindent 6 }}
+    volumeMounts:
+      - {name: config, mountPath: /etc/hap-reconciler, readOnly: true}
+      - {name: tmp, mountPath: /tmp}
+      {{- if not (include "hap-reconciler.inCluster" $) }}
+      - {name: gardener-kubeconfig, mountPath: {{ dir $.Values.gardener.kubeconfigPath }}, readOnly: true}
+      {{- end }}
+      {{- with (include "hap-reconciler.sslRootCertMount" $) }}{{ . | nindent 6 }}{{ end }}
+volumes:
+  - name: config
+    configMap:
+      name: {{ include "hap-reconciler.fullname" $ }}
+  - name: tmp
+    emptyDir: {sizeLimit: 16Mi}
+  {{- if not (include "hap-reconciler.inCluster" $) }}
+  - name: gardener-kubeconfig
+    secret:
+      secretName: {{ $.Values.gardener.secretName }}
+  {{- end }}
+  {{- with (include "hap-reconciler.proxyVolumes" $ | trim) }}{{ . | nindent 2 }}{{ end }}
+{{- end -}}
+
+{{/* The arguments every command shares. */}}
+{{- define "hap-reconciler.commonArgs" -}}
+{{- $args := list "--config=/etc/hap-reconciler/config.yaml" (printf "--namespace=%s" (include "hap-reconciler.gardenerNamespace" .)) (printf "--log-level=%s" .Values.hapReconciler.logLevel) -}}
+{{- if not (include "hap-reconciler.inCluster" .) -}}
+{{- $args = append $args (printf "--kubeconfig=%s" .Values.gardener.kubeconfigPath) -}}
+{{- end -}}
+{{- toJson $args -}}
+{{- end -}}
