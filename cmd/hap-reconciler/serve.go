@@ -24,7 +24,10 @@ import (
 const shutdownGrace = 45 * time.Second
 
 func serveCmd(g *globals) *cobra.Command {
-	var listen string
+	var (
+		listen string
+		dryRun bool
+	)
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run each job on its own cron schedule and serve /metrics, /healthz and /readyz",
@@ -43,14 +46,15 @@ period, which leaves everything consistent).`,
 			if listen == "" {
 				listen = env.Config.Metrics.Listen
 			}
-			return serve(cmd.Context(), env, listen)
+			return serve(cmd.Context(), env, listen, dryRun)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "every scheduled release decides and audits would-releases and changes no binding")
 	return cmd
 }
 
-func serve(ctx context.Context, env *environment, listen string) error {
+func serve(ctx context.Context, env *environment, listen string, dryRun bool) error {
 	env.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var ready atomic.Bool
 	mux := http.NewServeMux()
@@ -78,7 +82,7 @@ func serve(ctx context.Context, env *environment, listen string) error {
 	// Jobs outlive SIGTERM by the grace period, then are cancelled.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	scheduler, err := schedule(ctx, jobCtx, env)
+	scheduler, err := schedule(ctx, jobCtx, env, dryRun)
 	if err != nil {
 		return err
 	}
@@ -112,7 +116,7 @@ func serve(ctx context.Context, env *environment, listen string) error {
 // run is still going is skipped rather than queued. A job that was waiting
 // for another when stopping ended does not start: shutdown waits for the
 // running job only. Jobs run with jobCtx.
-func schedule(stopping, jobCtx context.Context, env *environment) (*cron.Cron, error) {
+func schedule(stopping, jobCtx context.Context, env *environment, dryRun bool) (*cron.Cron, error) {
 	logger := cronLogger{env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
 	var oneAtATime sync.Mutex
@@ -127,7 +131,7 @@ func schedule(stopping, jobCtx context.Context, env *environment) (*cron.Cron, e
 				env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
 				return
 			}
-			err := env.Runner.Run(jobCtx, jobs.Options{Jobs: []string{job}})
+			err := env.Runner.Run(jobCtx, jobs.Options{Jobs: []string{job}, DryRun: dryRun})
 			switch {
 			case errors.Is(err, jobs.ErrLockHeld):
 				env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))

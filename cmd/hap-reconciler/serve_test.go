@@ -95,7 +95,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	}
 	ctx, sigterm := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, "127.0.0.1:0") }()
+	go func() { done <- serve(ctx, env, "127.0.0.1:0", false) }()
 	released := false
 	t.Cleanup(func() {
 		if !released {

@@ -189,9 +189,7 @@ comes through KEB's variables, the namespace through --namespace. */}}
 {{- end -}}
 {{- end -}}
 {{- $r := .Values.hapReconciler.release -}}
-{{- $enabled := $r.enabled -}}
-{{- if and (eq .Values.hapReconciler.mode "serve") $r.dryRun -}}{{- $enabled = false -}}{{- end -}}
-{{- $_ := set $cfg "release" (dict "enabled" $enabled "mode" "dirty" "gracePeriod" $r.gracePeriod "maxPerRun" $r.maxPerRun "guardRatio" $r.guardRatio) -}}
+{{- $_ := set $cfg "release" (dict "enabled" $r.enabled "mode" "dirty" "gracePeriod" $r.gracePeriod "maxPerRun" $r.maxPerRun "guardRatio" $r.guardRatio) -}}
 {{- toYaml $cfg -}}
 {{- end -}}
 

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+)
+
+// serve --dry-run: the scheduled release decides and audits would-releases
+// and changes no binding.
+func TestServeDryRunReleasesNothing(t *testing.T) {
+	l := landscape.New(17)
+	aws := hap.Pool{HyperscalerType: "aws"}
+	l.AddBinding(landscape.BindingSpec{Name: "aws-empty", Pool: aws, GlobalAccountID: "ga-gone"})
+	s := load(t, l, "release:\n  gracePeriod: 0s\n"+schedules("@every 1h", "@every 1h", "@every 1s", "@every 1h"))
+	var log testbed.SyncBuffer
+	env := s.open(t, &log)
+	ctx, stop := context.WithCancel(testContext(t))
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, env, "127.0.0.1:0", true) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	var outcome string
+	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
+		err := s.db(t).QueryRow(testContext(t), `SELECT outcome FROM hap.binding_releases WHERE binding_name = 'aws-empty' ORDER BY id LIMIT 1`).Scan(&outcome)
+		return err == nil
+	})
+	if outcome != hap.OutcomeWouldRelease {
+		t.Fatalf("serve --dry-run audited %q, want %q", outcome, hap.OutcomeWouldRelease)
+	}
+	client, err := dynamic.NewForConfig(bed.Kube.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := client.Resource(testbed.CredentialsBindingsResource).Namespace(s.world.Namespace).Get(testContext(t), "aws-empty", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if labels := b.GetLabels(); labels[hap.LabelDirty] != "" || labels[hap.LabelTenantName] != "ga-gone" {
+		t.Fatalf("serve --dry-run changed the binding: %v", labels)
+	}
+}
