@@ -35,7 +35,13 @@ type Options struct {
 	WorkDir string
 	// Progress receives a line per step; nil discards them.
 	Progress io.Writer
+	// Rewrites is the load of the picks-during-rewrites measurement.
+	Rewrites RewriteLoad
 }
+
+// DefaultRewriteLoad is 8 pickers on 8,000 bindings while the table is
+// rewritten every 3 seconds with 5% of its rows changed, for 45 seconds.
+var DefaultRewriteLoad = RewriteLoad{Bindings: 8000, Pickers: 8, Every: 3, ChangedShare: 0.05, Duration: 45}
 
 // Measure loads each size into a world of its own in bed and measures it.
 func Measure(ctx context.Context, bed *testbed.Bed, opts Options) (*Report, error) {
@@ -58,6 +64,17 @@ func Measure(ctx context.Context, bed *testbed.Bed, opts Options) (*Report, erro
 			return nil, fmt.Errorf("size %s: %w", size.Name, err)
 		}
 		r.Sizes = append(r.Sizes, res)
+	}
+	if opts.Rewrites.Bindings > 0 {
+		fmt.Fprintf(opts.Progress, "picks during rewrites: %d pickers on %d bindings, a rewrite every %ss, for %ss\n",
+			opts.Rewrites.Pickers, opts.Rewrites.Bindings, f1(float64(opts.Rewrites.Every)), f1(float64(opts.Rewrites.Duration)))
+		w, err := bed.NewWorld(ctx, "bench-rewrites")
+		if err != nil {
+			return nil, err
+		}
+		if r.Rewrites, err = measurePicksUnderRewrites(ctx, w.DatabaseURL, opts.Rewrites); err != nil {
+			return nil, fmt.Errorf("picks during rewrites: %w", err)
+		}
 	}
 	r.Targets = targetsOf(r.Sizes)
 	return r, nil

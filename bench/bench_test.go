@@ -42,6 +42,7 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	r, err := Measure(ctx, bed, Options{
 		Sizes: []Size{{Name: "tiny", Shoots: 20}}, Picks: 20, Repeats: 1, SteadyCycles: 1, Seed: 5,
 		Binary: binary, WorkDir: t.TempDir(), Progress: &progress,
+		Rewrites: RewriteLoad{Bindings: 300, Pickers: 2, Every: 0.5, ChangedShare: 0.2, Duration: 3},
 	})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, progress.String())
@@ -71,6 +72,10 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 		"watched cycle vs run":  s.Ratios.SteadyOverRun,
 		"run time per 1000":     s.Ratios.RunMillisPer1000Shoots,
 		"served bytes of shoot": s.Landscape.ServedKBPerShoot,
+		"rewrites":              float64(r.Rewrites.Load.Rewrites),
+		"picks during rewrites": float64(r.Rewrites.During.Picks),
+		"picks outside":         float64(r.Rewrites.Outside.Picks),
+		"pick p99.9 outside":    float64(r.Rewrites.Outside.P999),
 	}
 	for what, v := range positive {
 		if !(v > 0) {
@@ -91,7 +96,7 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	if err := PrintTable(&table, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"tiny", "run/floor", "Targets", r.Machine.CPUModel} {
+	for _, want := range []string{"tiny", "run/floor", "Targets", r.Machine.CPUModel, "Picks while the candidate table is rewritten"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}

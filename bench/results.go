@@ -17,7 +17,10 @@ type Report struct {
 	Machine  Machine      `json:"machine"`
 	Settings Settings     `json:"settings"`
 	Sizes    []SizeResult `json:"sizes"`
-	Targets  []Target     `json:"targets"`
+	// Rewrites is the picks' latency while the candidate table is
+	// rewritten, measured once, on synthetic bindings.
+	Rewrites PicksUnderRewrites `json:"picksUnderRewrites"`
+	Targets  []Target           `json:"targets"`
 }
 
 // Settings are the knobs the figures depend on.

@@ -51,6 +51,19 @@ func PrintTable(w io.Writer, r *Report) error {
 			f2(float64(s.Floor.Shoots.Seconds)), f2(float64(s.Floor.Bindings.Seconds)), f2(float64(s.Floor.CountQuery)))
 	}
 
+	if rw := r.Rewrites; rw.Load.Bindings > 0 {
+		section(fmt.Sprintf("Picks while the candidate table is rewritten (%d pickers, %d bindings, a rewrite every %ss changing %.0f%% of the rows, %d rewrites, median %s ms, %ss)",
+			rw.Load.Pickers, rw.Load.Bindings, f1(float64(rw.Load.Every)), rw.Load.ChangedShare*100, rw.Load.Rewrites, f1(float64(rw.Load.RewriteMedian)), f1(float64(rw.Load.Duration))))
+		row("picks", "count", "p50 ms", "p99 ms", "p99.9 ms", "max ms")
+		for _, t := range []struct {
+			name string
+			t    PickTail
+		}{{"during rewrites", rw.During}, {"outside rewrites", rw.Outside}} {
+			row(t.name, t.t.Picks, f2(float64(t.t.P50)), f2(float64(t.t.P99)), f2(float64(t.t.P999)), f2(float64(t.t.Max)))
+		}
+		row("over 50 ms", rw.OverTarget, "", "", "", "")
+	}
+
 	section("serve after the first list: a cycle over all jobs with watched shoots and bindings")
 	row("size", "first fill s", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU")
 	for _, s := range r.Sizes {

@@ -75,7 +75,7 @@ func run() error {
 	}
 	report, err := bench.Measure(ctx, bed, bench.Options{
 		Sizes: parsed, Picks: *picks, LiveBudget: *budget, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
-		Binary: *binary, WorkDir: work, Progress: os.Stderr,
+		Binary: *binary, WorkDir: work, Progress: os.Stderr, Rewrites: bench.DefaultRewriteLoad,
 	})
 	err = errors.Join(err, bed.Stop())
 	if err != nil {
