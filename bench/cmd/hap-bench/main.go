@@ -38,11 +38,15 @@ func run() error {
 		seed    = flag.Uint64("seed", 2000, "landscape seed")
 		binary  = flag.String("binary", "", "hap-reconciler binary to measure (default: build ./cmd/hap-reconciler)")
 		out     = flag.String("out", "bench/results", "directory for the JSON results")
+		onlyRW  = flag.Bool("rewrites-only", false, "measure only the picks while the candidate table is rewritten (no landscape sizes)")
 	)
 	flag.Parse()
-	parsed, err := bench.ParseSizes(*sizes)
-	if err != nil {
-		return err
+	var parsed []bench.Size
+	var err error
+	if !*onlyRW {
+		if parsed, err = bench.ParseSizes(*sizes); err != nil {
+			return err
+		}
 	}
 	// Ctrl-C must still stop the test bed's servers.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
