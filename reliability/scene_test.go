@@ -123,7 +123,8 @@ func exitCode(t *testing.T, cmd *exec.Cmd) int {
 }
 
 // candidateRow is a row of the candidate table with what tells one
-// rewrite from another.
+// rewrite from another: ComputedAt is when the whole table was last
+// computed (a rewrite writes only the rows that change).
 type candidateRow struct {
 	Binding    string
 	GA         string
@@ -135,8 +136,9 @@ type candidateRow struct {
 
 func (s *scene) candidates(t *testing.T) []candidateRow {
 	t.Helper()
-	rows, err := s.db.QueryContext(testContext(t), `SELECT binding_name, global_account_id, selectable, rank,
-		effective_count, computed_at FROM hap.binding_candidates ORDER BY binding_name`)
+	rows, err := s.db.QueryContext(testContext(t), `SELECT c.binding_name, c.global_account_id, c.selectable, c.rank,
+		c.effective_count, coalesce(m.computed_at, '0001-01-01') FROM hap.binding_candidates c
+		LEFT JOIN hap.candidates_computed m ON true ORDER BY c.binding_name`)
 	if err != nil {
 		t.Fatal(err)
 	}
