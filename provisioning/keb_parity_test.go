@@ -4,7 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/db"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/testbed"
@@ -42,27 +41,14 @@ func TestPicksBreakTiesInByteOrderWhateverTheCollation(t *testing.T) {
 		t.Fatalf("a cluster in %s (hack/ensure-tools.sh generates the locale): %v", testbed.CollatingLocale, err)
 	}
 	t.Cleanup(func() { _ = collating.Stop() })
-	url, err := collating.NewDatabase(ctx, "collation_test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	keb := openKEB(t, url)
+	b := newBedOn(t, collating)
 	var textOrder string
-	if err := keb.QueryRowContext(ctx, `SELECT min(n) FROM (VALUES ('aws-1b'), ('aws1a')) v(n)`).Scan(&textOrder); err != nil {
+	if err := b.keb.QueryRowContext(ctx, `SELECT min(n) FROM (VALUES ('aws-1b'), ('aws1a')) v(n)`).Scan(&textOrder); err != nil {
 		t.Fatal(err)
 	}
 	if textOrder != "aws1a" {
 		t.Fatalf("the cluster sorts %q first: its collation is byte order, the test would prove nothing", textOrder)
 	}
-	store, err := db.Open(ctx, url, db.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close() })
-	if err := store.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	b := &bed{dbname: "collation_test", store: store, keb: keb}
 	shared := func(name string, rank int) hap.Candidate {
 		return hap.Candidate{Pool: aws, BindingName: name, Selectable: true, Rank: rank}
 	}
@@ -70,7 +56,7 @@ func TestPicksBreakTiesInByteOrderWhateverTheCollation(t *testing.T) {
 	if got := b.mustPick(t, "i-1", ""); got != "aws-1b" {
 		t.Fatalf("shared tie: got %q, want aws-1b, first in byte order", got)
 	}
-	rows, err := store.Candidates(ctx, "")
+	rows, err := b.store.Candidates(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,11 +33,14 @@ type bed struct {
 	keb    *sql.DB
 }
 
-func newBed(t *testing.T) *bed {
+func newBed(t *testing.T) *bed { return newBedOn(t, pg) }
+
+// newBedOn is newBed in a database of server.
+func newBedOn(t *testing.T, server *testbed.Postgres) *bed {
 	t.Helper()
 	ctx := testContext(t)
 	name := fmt.Sprintf("prov_test_%d", databaseSeq.Add(1))
-	url, err := pg.NewDatabase(ctx, name)
+	url, err := server.NewDatabase(ctx, name)
 	if err != nil {
 		t.Fatal(err)
 	}

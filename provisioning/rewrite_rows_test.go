@@ -1,12 +1,12 @@
 package provisioning_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 // A rewrite holds no lock on the table, only on the rows it changes: while
@@ -35,7 +35,9 @@ func TestAPickDoesNotWaitForARewriteOfOtherRows(t *testing.T) {
 	changed := []hap.Candidate{candidate("ga-a", "a-1", 5, 1, limit(10)), rows[1]}
 	rewrite := make(chan error, 1)
 	go func() { rewrite <- b.store.ReplaceCandidates(ctx, changed, nil, time.Now(), ttl) }()
-	b.waitForLockWait(t, "candidates_computed")
+	if err := testbed.WaitForLockWait(ctx, b.keb, "candidates_computed"); err != nil {
+		t.Fatal(err)
+	}
 
 	// A pick of the untouched row, with a bound on how long it may wait for
 	// a lock: under a table lock it would run into it.
@@ -77,29 +79,5 @@ func TestAPickDoesNotWaitForARewriteOfOtherRows(t *testing.T) {
 	}
 	if r := b.reserved(t); r["b-1"] != 1 {
 		t.Fatalf("b-1's reservation made during the rewrite: %v", r)
-	}
-}
-
-// waitForLockWait returns once some statement waits for a lock on table:
-// the state the test needs, reached by the other goroutine.
-func (b *bed) waitForLockWait(t *testing.T, table string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
-	defer cancel()
-	for {
-		var waiting int
-		err := b.keb.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-			WHERE c.relname = $1 AND NOT l.granted`, table).Scan(&waiting)
-		if err != nil {
-			t.Fatalf("no statement ever waited on %s: %v", table, err)
-		}
-		if waiting > 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no statement ever waited on %s", table)
-		case <-time.After(10 * time.Millisecond):
-		}
 	}
 }

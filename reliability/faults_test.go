@@ -22,6 +22,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/db"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -267,21 +268,8 @@ func waitForBlockedLock(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
 	defer cancel()
-	for {
-		var waiting int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
-			WHERE c.relname = $1 AND NOT l.granted`, table).Scan(&waiting)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if waiting > 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("no statement ever waited on %s", table)
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := testbed.WaitForLockWait(ctx, db, table); err != nil {
+		t.Fatal(err)
 	}
 }
 

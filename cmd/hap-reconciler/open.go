@@ -72,6 +72,23 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 	return env, nil
 }
 
+// openToRead wires the job for a command that reads: the job's stored
+// tables, or with live a fresh snapshot of Gardener and KEB's database.
+func (g *globals) openToRead(ctx context.Context, live bool) (*environment, error) {
+	if live {
+		return g.open(ctx, openForLiveReport)
+	}
+	return g.open(ctx, openForStoredReport)
+}
+
+// checkOutput refuses an -o the reading commands do not print.
+func checkOutput(output string) error {
+	if output != "table" && output != "json" {
+		return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
+	}
+	return nil
+}
+
 // checkGardenerFiles refuses, before anything runs, what an export must not
 // do. An export is for analysis: its bindings cannot be relabelled, and it is
 // a picture of the past, so nothing KEB provisions from may be computed from

@@ -38,17 +38,13 @@ applies and the pool it draws from. That needs the configuration only.`,
   hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			if plan != "" {
 				return g.evaluateRules(output, plan, platformRegion, hyperscalerRegion)
 			}
-			mode := openForStoredReport
-			if live {
-				mode = openForLiveReport
-			}
-			env, err := g.open(cmd.Context(), mode)
+			env, err := g.openToRead(cmd.Context(), live)
 			if err != nil {
 				return err
 			}

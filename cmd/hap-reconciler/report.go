@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -25,14 +24,10 @@ KEB's database and decides on it, writing nothing.`,
   hap-reconciler report --live -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "table" && output != "json" {
-				return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
-			mode := openForStoredReport
-			if live {
-				mode = openForLiveReport
-			}
-			env, err := g.open(cmd.Context(), mode)
+			env, err := g.openToRead(cmd.Context(), live)
 			if err != nil {
 				return err
 			}
