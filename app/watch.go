@@ -28,14 +28,15 @@ const firstFillTimeout = 5 * time.Minute
 //
 // Call it once, before the first run. Watching lasts as long as ctx; after
 // that, and whenever the watch is broken and being re-established, lists
-// fail (after a short wait) rather than answer from a stale cache.
-func (e *Env) WatchGardener(ctx context.Context) error {
+// fail (after a short wait) rather than answer from a stale cache. opts
+// tune the watch (gardener.WithChanges, say).
+func (e *Env) WatchGardener(ctx context.Context, opts ...gardener.WatchOption) error {
 	live, rewrap, err := e.liveGardener()
 	if err != nil {
 		return err
 	}
 	health := &watchHealthLog{log: e.Log, broken: map[string]bool{}}
-	w, err := gardener.NewWatcher(live.client, gardener.WithHealthChanges(health.change))
+	w, err := gardener.NewWatcher(live.client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, opts...)...)
 	if err != nil {
 		return err
 	}

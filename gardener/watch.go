@@ -38,6 +38,7 @@ type Watcher struct {
 	client   *Client
 	syncWait time.Duration
 	onHealth func(resource string, err error)
+	onChange func()
 	shoots   *watchedKind
 	bindings *watchedKind
 	start    sync.Once
@@ -101,7 +102,10 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 func (w *Watcher) newKind(res resource, expected runtime.Object,
 	list func(context.Context) ([]runtime.Object, string, error), decode func([]byte) (runtime.Object, error)) *watchedKind {
 	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth)}
-	store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	var store cache.Store = cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if w.onChange != nil {
+		store = notifyingStore{Store: store, onChange: w.onChange}
+	}
 	r := cache.NewReflectorWithOptions(source, expected, store, cache.ReflectorOptions{
 		Name:            "hap-reconciler/" + res.name,
 		TypeDescription: res.name,

@@ -25,6 +25,9 @@ func testContext(t *testing.T) context.Context { return testbed.Context(t, 5*tim
 type scene struct {
 	world  *testbed.World
 	config string
+	// conn is the test's one connection to the world's database; tests
+	// that poll must not open one per look.
+	conn *pgx.Conn
 }
 
 // load creates a world, loads l into it and writes cfg as the config file.
@@ -61,13 +64,19 @@ func (s *scene) mustRun(t *testing.T, args ...string) string {
 	return out
 }
 
+// db is the scene's connection to its database, opened on first use; it
+// serves one goroutine at a time.
 func (s *scene) db(t *testing.T) *pgx.Conn {
 	t.Helper()
-	conn, err := pgx.Connect(testContext(t), s.world.DatabaseURL)
+	if s.conn != nil && !s.conn.IsClosed() {
+		return s.conn
+	}
+	conn, err := pgx.Connect(context.Background(), s.world.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	s.conn = conn
 	return conn
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/kyma-project/hap-reconciler/gardener"
 	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
@@ -82,16 +83,30 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	// Jobs outlive SIGTERM by the grace period, then are cancelled.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	scheduler, err := schedule(ctx, jobCtx, env, dryRun)
+	runner := &jobRunner{env: env, stopping: ctx, jobCtx: jobCtx, dryRun: dryRun}
+	scheduler, err := schedule(runner)
 	if err != nil {
 		return err
 	}
 	// Between runs, shoots and bindings are kept current by watching, so a
 	// scheduled run reads them from memory instead of paging the whole
-	// namespace again. The watch ends with the jobs.
-	if err := env.WatchGardener(jobCtx); err != nil {
+	// namespace again; a change a decision reads brings the candidate table
+	// up to date within seconds. The watch ends with the jobs.
+	changes := make(chan struct{}, 1)
+	changed := func() {
+		select {
+		case changes <- struct{}{}:
+		default: // one is pending already: the run it starts sees this change too
+		}
+	}
+	if err := env.WatchGardener(jobCtx, gardener.WithChanges(changed)); err != nil {
 		return err
 	}
+	reacting := make(chan struct{})
+	go func() {
+		defer close(reacting)
+		reactToChanges(runner, changes)
+	}()
 	scheduler.Start()
 	ready.Store(true)
 
@@ -100,50 +115,111 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	ready.Store(false)
 	stopped := scheduler.Stop()
 	select {
-	case <-stopped.Done():
+	case <-allDone(stopped.Done(), reacting):
 	case <-time.After(shutdownGrace):
 		env.Log.Warn("running job did not finish within the grace period; cancelling it")
 		cancelJobs()
-		<-stopped.Done()
+		<-allDone(stopped.Done(), reacting)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdownCtx)
 }
 
-// schedule registers each job on its own schedule. Jobs of this process run
-// one at a time (they share the landscape's lock), and a job whose previous
-// run is still going is skipped rather than queued. A job that was waiting
-// for another when stopping ended does not start: shutdown waits for the
-// running job only. Jobs run with jobCtx.
-func schedule(stopping, jobCtx context.Context, env *environment, dryRun bool) (*cron.Cron, error) {
-	logger := cronLogger{env.Log}
+// jobRunner runs this process's jobs one at a time (they share the
+// landscape's lock). A job that was waiting for another when stopping ended
+// does not start: shutdown waits for the running job only. Jobs run with
+// jobCtx.
+type jobRunner struct {
+	env              *environment
+	stopping, jobCtx context.Context
+	dryRun           bool
+	oneAtATime       sync.Mutex
+}
+
+func (r *jobRunner) run(job, why string) {
+	r.oneAtATime.Lock()
+	defer r.oneAtATime.Unlock()
+	if r.stopping.Err() != nil {
+		r.env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
+		return
+	}
+	err := r.env.Runner.Run(r.jobCtx, jobs.Options{Jobs: []string{job}, DryRun: r.dryRun})
+	switch {
+	case errors.Is(err, jobs.ErrLockHeld):
+		r.env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))
+	case err != nil:
+		r.env.Log.Error(why+" run failed", zap.String("job", job), zap.Error(err))
+	}
+}
+
+// schedule registers each job on its own schedule; a job whose previous
+// run is still going is skipped rather than queued.
+func schedule(r *jobRunner) (*cron.Cron, error) {
+	logger := cronLogger{r.env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
-	var oneAtATime sync.Mutex
-	s := env.Config.Schedules
+	s := r.env.Config.Schedules
 	for job, spec := range map[string]string{
 		jobs.JobDrift: s.Drift, jobs.JobCandidates: s.Candidates, jobs.JobRelease: s.Release, jobs.JobMetrics: s.Metrics,
 	} {
-		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() {
-			oneAtATime.Lock()
-			defer oneAtATime.Unlock()
-			if stopping.Err() != nil {
-				env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
-				return
-			}
-			err := env.Runner.Run(jobCtx, jobs.Options{Jobs: []string{job}, DryRun: dryRun})
-			switch {
-			case errors.Is(err, jobs.ErrLockHeld):
-				env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))
-			case err != nil:
-				env.Log.Error("scheduled run failed", zap.String("job", job), zap.Error(err))
-			}
-		}))
+		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { r.run(job, "scheduled") }))
 		if _, err := c.AddJob(spec, run); err != nil {
 			return nil, usageError{fmt.Errorf("schedules.%s: %q: %w", job, spec, err)}
 		}
 	}
 	return c, nil
+}
+
+// How serve answers a change the watch saw: after changeSettle without a
+// further change, or changeMaxDelay after the first one of a burst at the
+// latest, one candidates run brings the table up to date. Its rewrite
+// touches only the rows that changed.
+const (
+	changeSettle   = time.Second
+	changeMaxDelay = 5 * time.Second
+)
+
+// reactToChanges runs the candidates job after each burst of changes until
+// stopping ends. The scheduled full runs stay the reconciler of record.
+func reactToChanges(r *jobRunner, changes <-chan struct{}) {
+	for {
+		select {
+		case <-r.stopping.Done():
+			return
+		case <-changes:
+		}
+		settle, latest := time.NewTimer(changeSettle), time.NewTimer(changeMaxDelay)
+	burst:
+		for {
+			select {
+			case <-r.stopping.Done():
+				settle.Stop()
+				latest.Stop()
+				return
+			case <-changes:
+				settle.Reset(changeSettle)
+			case <-settle.C:
+				break burst
+			case <-latest.C:
+				break burst
+			}
+		}
+		settle.Stop()
+		latest.Stop()
+		r.run(jobs.JobCandidates, "change-driven")
+	}
+}
+
+// allDone is closed once every one of chans is.
+func allDone(chans ...<-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for _, c := range chans {
+			<-c
+		}
+		close(done)
+	}()
+	return done
 }
 
 // cronLogger routes robfig/cron's logs to zap.
