@@ -73,6 +73,7 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 		"run time per 1000":     s.Ratios.RunMillisPer1000Shoots,
 		"served bytes of shoot": s.Landscape.ServedKBPerShoot,
 		"rewrites":              float64(r.Rewrites.Load.Rewrites),
+		"change to table p50":   float64(s.Steady.ChangeToTable.P50),
 		"picks during rewrites": float64(r.Rewrites.During.Picks),
 		"picks outside":         float64(r.Rewrites.Outside.Picks),
 		"pick p99.9 outside":    float64(r.Rewrites.Outside.P999),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/gardener"
 	"github.com/kyma-project/hap-reconciler/jobs"
 	"github.com/kyma-project/hap-reconciler/testbed"
 )
@@ -31,6 +32,9 @@ type Steady struct {
 	Wall        Seconds `json:"wallSeconds"`
 	CPU         Seconds `json:"cpuSeconds"`
 	Phases      Phases  `json:"phases"`
+	// ChangeToTable is how long serve takes from a binding claimed in
+	// Gardener to the candidate table listing it.
+	ChangeToTable PickTail `json:"changeToTable"`
 }
 
 // measureSteady opens the job as serve does, starts watching, then times
@@ -55,7 +59,8 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 
 	before := liveHeap()
 	start := time.Now()
-	if err := env.WatchGardener(watchCtx); err != nil {
+	notify, changes := app.Changes()
+	if err := env.WatchGardener(watchCtx, gardener.WithChanges(notify)); err != nil {
 		return Steady{}, fmt.Errorf("steady: %w", err)
 	}
 	s := Steady{FirstFill: since(start), Cycles: cycles}
@@ -85,6 +90,9 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 	sort.Slice(measured, func(i, j int) bool { return measured[i].wall < measured[j].wall })
 	median := measured[len(measured)/2]
 	s.Wall, s.CPU, s.Phases = median.wall, median.cpu, median.phases
+	if s.ChangeToTable, err = measureChangeToTable(ctx, env, changes, restConfig, namespace, databaseURL); err != nil {
+		return Steady{}, fmt.Errorf("steady: change to table: %w", err)
+	}
 	return s, nil
 }
 

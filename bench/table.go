@@ -64,12 +64,13 @@ func PrintTable(w io.Writer, r *Report) error {
 		row("over 50 ms", rw.OverTarget, "", "", "", "")
 	}
 
-	section("serve after the first list: a cycle over all jobs with watched shoots and bindings")
-	row("size", "first fill s", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU")
+	section("serve after the first list: a cycle over all jobs with watched shoots and bindings; a binding claimed until the table lists it")
+	row("size", "first fill s", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU", "change p50 s", "change p99 s", "change max s")
 	for _, s := range r.Sizes {
 		st := s.Steady
 		row(s.Size.Name, f2(float64(st.FirstFill)), f1(st.CacheHeapMB), f3(float64(st.Wall)), f3(float64(st.CPU)),
-			pct(s.Ratios.SteadyOverRun), pct(s.Ratios.SteadyCPUOverRunCPU))
+			pct(s.Ratios.SteadyOverRun), pct(s.Ratios.SteadyCPUOverRunCPU),
+			f2(float64(st.ChangeToTable.P50)/1000), f2(float64(st.ChangeToTable.P99)/1000), f2(float64(st.ChangeToTable.Max)/1000))
 	}
 
 	section("Picking a binding: KEB's live path (label LIST + a count per binding) against the one-query read, ms")

@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/gardener"
-	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
 // shutdownGrace is how long a running job may go on after SIGTERM before its
@@ -83,29 +81,23 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	// Jobs outlive SIGTERM by the grace period, then are cancelled.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
-	runner := &jobRunner{env: env, stopping: ctx, jobCtx: jobCtx, dryRun: dryRun}
-	scheduler, err := schedule(runner)
+	queue := &app.JobQueue{Env: env, Stopping: ctx, JobCtx: jobCtx, DryRun: dryRun}
+	scheduler, err := queue.Schedule()
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	// Between runs, shoots and bindings are kept current by watching, so a
 	// scheduled run reads them from memory instead of paging the whole
 	// namespace again; a change a decision reads brings the candidate table
 	// up to date within seconds. The watch ends with the jobs.
-	changes := make(chan struct{}, 1)
-	changed := func() {
-		select {
-		case changes <- struct{}{}:
-		default: // one is pending already: the run it starts sees this change too
-		}
-	}
+	changed, changes := app.Changes()
 	if err := env.WatchGardener(jobCtx, gardener.WithChanges(changed)); err != nil {
 		return err
 	}
 	reacting := make(chan struct{})
 	go func() {
 		defer close(reacting)
-		reactToChanges(runner, changes)
+		queue.ReactToChanges(changes)
 	}()
 	scheduler.Start()
 	ready.Store(true)
@@ -126,90 +118,6 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	return srv.Shutdown(shutdownCtx)
 }
 
-// jobRunner runs this process's jobs one at a time (they share the
-// landscape's lock). A job that was waiting for another when stopping ended
-// does not start: shutdown waits for the running job only. Jobs run with
-// jobCtx.
-type jobRunner struct {
-	env              *environment
-	stopping, jobCtx context.Context
-	dryRun           bool
-	oneAtATime       sync.Mutex
-}
-
-func (r *jobRunner) run(job, why string) {
-	r.oneAtATime.Lock()
-	defer r.oneAtATime.Unlock()
-	if r.stopping.Err() != nil {
-		r.env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
-		return
-	}
-	err := r.env.Runner.Run(r.jobCtx, jobs.Options{Jobs: []string{job}, DryRun: r.dryRun})
-	switch {
-	case errors.Is(err, jobs.ErrLockHeld):
-		r.env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))
-	case err != nil:
-		r.env.Log.Error(why+" run failed", zap.String("job", job), zap.Error(err))
-	}
-}
-
-// schedule registers each job on its own schedule; a job whose previous
-// run is still going is skipped rather than queued.
-func schedule(r *jobRunner) (*cron.Cron, error) {
-	logger := cronLogger{r.env.Log}
-	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
-	s := r.env.Config.Schedules
-	for job, spec := range map[string]string{
-		jobs.JobDrift: s.Drift, jobs.JobCandidates: s.Candidates, jobs.JobRelease: s.Release, jobs.JobMetrics: s.Metrics,
-	} {
-		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { r.run(job, "scheduled") }))
-		if _, err := c.AddJob(spec, run); err != nil {
-			return nil, usageError{fmt.Errorf("schedules.%s: %q: %w", job, spec, err)}
-		}
-	}
-	return c, nil
-}
-
-// How serve answers a change the watch saw: after changeSettle without a
-// further change, or changeMaxDelay after the first one of a burst at the
-// latest, one candidates run brings the table up to date. Its rewrite
-// touches only the rows that changed.
-const (
-	changeSettle   = time.Second
-	changeMaxDelay = 5 * time.Second
-)
-
-// reactToChanges runs the candidates job after each burst of changes until
-// stopping ends. The scheduled full runs stay the reconciler of record.
-func reactToChanges(r *jobRunner, changes <-chan struct{}) {
-	for {
-		select {
-		case <-r.stopping.Done():
-			return
-		case <-changes:
-		}
-		settle, latest := time.NewTimer(changeSettle), time.NewTimer(changeMaxDelay)
-	burst:
-		for {
-			select {
-			case <-r.stopping.Done():
-				settle.Stop()
-				latest.Stop()
-				return
-			case <-changes:
-				settle.Reset(changeSettle)
-			case <-settle.C:
-				break burst
-			case <-latest.C:
-				break burst
-			}
-		}
-		settle.Stop()
-		latest.Stop()
-		r.run(jobs.JobCandidates, "change-driven")
-	}
-}
-
 // allDone is closed once every one of chans is.
 func allDone(chans ...<-chan struct{}) <-chan struct{} {
 	done := make(chan struct{})
@@ -220,12 +128,4 @@ func allDone(chans ...<-chan struct{}) <-chan struct{} {
 		close(done)
 	}()
 	return done
-}
-
-// cronLogger routes robfig/cron's logs to zap.
-type cronLogger struct{ log *zap.Logger }
-
-func (l cronLogger) Info(msg string, kv ...any) { l.log.Debug(msg, zap.Any("details", kv)) }
-func (l cronLogger) Error(err error, msg string, kv ...any) {
-	l.log.Error(msg, zap.Error(err), zap.Any("details", kv))
 }
