@@ -1,12 +1,17 @@
 package bench
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +19,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/db"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 // RewriteLoad is the load of the picks-during-rewrites measurement: as many
@@ -44,15 +50,39 @@ type PicksUnderRewrites struct {
 	Load    RewriteLoad `json:"load"`
 	During  PickTail    `json:"duringRewrites"`
 	Outside PickTail    `json:"outsideRewrites"`
-	// OverTarget counts picks that took longer than the 50 ms a pick may
-	// wait for the job.
+	// OverTarget counts picks that took longer than 50 ms, for whatever
+	// reason (on 2 shared cores, mostly waiting for a core).
 	OverTarget int `json:"picksOver50Millis"`
+	// LockWaits are the lock waits PostgreSQL logged (log_lock_waits, with
+	// deadlock_timeout 20 ms): how many, how many longer than the 50 ms a
+	// pick may wait for the job, and the longest.
+	LockWaits       int    `json:"lockWaitsOver20Millis"`
+	LockWaitsOver50 int    `json:"lockWaitsOver50Millis"`
+	LongestLockWait Millis `json:"longestLockWaitMillis"`
 }
 
 // measurePicksUnderRewrites runs pickers against the candidate table of a
 // fresh schema while the table is rewritten, as the candidates job does.
-func measurePicksUnderRewrites(ctx context.Context, databaseURL string, load RewriteLoad) (PicksUnderRewrites, error) {
+func measurePicksUnderRewrites(ctx context.Context, w *testbed.World, serverLog string, load RewriteLoad) (PicksUnderRewrites, error) {
 	const schema = "hap_rewrites"
+	databaseURL := w.DatabaseURL
+	// Every connection to the world's database logs a lock wait longer
+	// than 20 ms, and how long it took once it got the lock.
+	setup, err := sql.Open("pgx", databaseURL)
+	if err != nil {
+		return PicksUnderRewrites{}, err
+	}
+	for _, setting := range []string{"log_lock_waits = on", "deadlock_timeout = '20ms'"} {
+		if _, err := setup.ExecContext(ctx, fmt.Sprintf("ALTER DATABASE %q SET %s", w.DatabaseName, setting)); err != nil {
+			_ = setup.Close()
+			return PicksUnderRewrites{}, fmt.Errorf("log lock waits: %w", err)
+		}
+	}
+	_ = setup.Close()
+	logStart, err := fileSize(serverLog)
+	if err != nil {
+		return PicksUnderRewrites{}, err
+	}
 	store, err := db.Open(ctx, databaseURL, db.Options{Schema: schema, MaxOpenConns: 4})
 	if err != nil {
 		return PicksUnderRewrites{}, err
@@ -115,9 +145,12 @@ func measurePicksUnderRewrites(ctx context.Context, databaseURL string, load Rew
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Each picker has groups of its own, so a picker waits for a
+			// lock only when the rewrite holds it, never for another pick.
 			r := rand.New(rand.NewPCG(uint64(p), 11))
+			mine := len(groups) / load.Pickers
 			for i := 0; ctx.Err() == nil; i++ {
-				g := groups[r.IntN(len(groups))]
+				g := groups[p+load.Pickers*r.IntN(mine)]
 				during := rewriting.Load()
 				start := time.Now()
 				_, _, err := provisioning.NextBinding(context.WithoutCancel(ctx), keb, provisioning.Request{
@@ -150,6 +183,9 @@ func measurePicksUnderRewrites(ctx context.Context, databaseURL string, load Rew
 		}
 	}
 	res.During, res.Outside = tailOf(during), tailOf(outside)
+	if res.LockWaits, res.LockWaitsOver50, res.LongestLockWait, err = lockWaits(serverLog, logStart); err != nil {
+		return PicksUnderRewrites{}, err
+	}
 	res.Load.Rewrites = len(rewriteTimes)
 	if len(rewriteTimes) > 0 {
 		slices.Sort(rewriteTimes)
@@ -205,4 +241,45 @@ func tailOf(took []time.Duration) PickTail {
 	slices.Sort(took)
 	at := func(q float64) Millis { return millis(took[min(len(took)-1, int(q*float64(len(took))))]) }
 	return PickTail{Picks: len(took), P50: at(0.50), P99: at(0.99), P999: at(0.999), Max: millis(took[len(took)-1])}
+}
+
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// acquiredAfter matches PostgreSQL's log line for a lock wait that ended:
+// "process 123 acquired ShareLock on transaction 456 after 73.210 ms".
+var acquiredAfter = regexp.MustCompile(`acquired \S+ on .* after ([0-9.]+) ms`)
+
+// lockWaits reads the lock waits logged from offset on.
+func lockWaits(path string, offset int64) (count, over50 int, longest Millis, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, 0, 0, err
+	}
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		m := acquiredAfter.FindStringSubmatch(lines.Text())
+		if m == nil {
+			continue
+		}
+		ms, err := strconv.ParseFloat(m[1], 64)
+		if err != nil {
+			continue
+		}
+		count++
+		if ms > 50 {
+			over50++
+		}
+		longest = max(longest, Millis(ms))
+	}
+	return count, over50, longest, lines.Err()
 }

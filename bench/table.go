@@ -62,6 +62,7 @@ func PrintTable(w io.Writer, r *Report) error {
 			row(t.name, t.t.Picks, f2(float64(t.t.P50)), f2(float64(t.t.P99)), f2(float64(t.t.P999)), f2(float64(t.t.Max)))
 		}
 		row("over 50 ms", rw.OverTarget, "", "", "", "")
+		row("lock waits over 20 ms", rw.LockWaits, "over 50 ms:", rw.LockWaitsOver50, "longest ms:", f1(float64(rw.LongestLockWait)))
 	}
 
 	section("serve after the first list: a cycle over all jobs with watched shoots and bindings; a binding claimed until the table lists it")

@@ -94,6 +94,10 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	return s.wrap("replace candidates", err)
 }
 
+// updateBatch rows go in one UPDATE: 14 parameters a row, well below
+// PostgreSQL's 65,535.
+const updateBatch = 1000
+
 func countNames(counts map[string]int, names []string) {
 	for _, n := range names {
 		counts[n]++
@@ -156,16 +160,25 @@ func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
 			return fmt.Errorf("remove candidates: %w", err)
 		}
 	}
-	// Rows are written in name order, the order every rewrite locks them in.
-	slices.SortFunc(ch.update, func(a, b candidateRow) int { return strings.Compare(a.BindingName, b.BindingName) })
-	for _, u := range ch.update {
-		err := tx.Exec(`UPDATE `+candidates+` SET global_account_id = ?, hyperscaler_type = ?, eu_access = ?, db_count = ?,
-			shoot_count = ?, effective_count = ?, cluster_limit = ?, headroom = ?, selectable = ?, guarded = ?, rank = ?,
-			computed_at = ?, reserved = reserved - ? WHERE binding_name = ?`,
-			u.GlobalAccountID, u.HyperscalerType, u.EUAccess, u.DBCount, u.ShootCount, u.EffectiveCount, u.ClusterLimit, u.Headroom,
-			u.Selectable, u.Guarded, u.Rank, u.ComputedAt, ch.dropped[u.BindingName], u.BindingName).Error
+	// One statement per batch: a row a pick wants is held only while the
+	// rewrite's transaction lasts, so that must be short. Rewrites exclude
+	// each other and a pick locks one row, so no lock order is needed.
+	for start := 0; start < len(ch.update); start += updateBatch {
+		batch := ch.update[start:min(start+updateBatch, len(ch.update))]
+		values := make([]string, len(batch))
+		args := make([]any, 0, len(batch)*14)
+		for i, u := range batch {
+			values[i] = "(?::text, ?::text, ?::text, ?::boolean, ?::integer, ?::integer, ?::integer, ?::integer, ?::integer, ?::boolean, ?::boolean, ?::integer, ?::timestamptz, ?::integer)"
+			args = append(args, u.BindingName, u.GlobalAccountID, u.HyperscalerType, u.EUAccess, u.DBCount, u.ShootCount, u.EffectiveCount,
+				u.ClusterLimit, u.Headroom, u.Selectable, u.Guarded, u.Rank, u.ComputedAt, ch.dropped[u.BindingName])
+		}
+		err := tx.Exec(`UPDATE `+candidates+` c SET global_account_id = v.ga, hyperscaler_type = v.ht, eu_access = v.eu,
+			db_count = v.db, shoot_count = v.shoots, effective_count = v.effective, cluster_limit = v.lim, headroom = v.headroom,
+			selectable = v.selectable, guarded = v.guarded, rank = v.rank, computed_at = v.at, reserved = c.reserved - v.dropped
+			FROM (VALUES `+strings.Join(values, ", ")+`) AS v(name, ga, ht, eu, db, shoots, effective, lim, headroom, selectable, guarded, rank, at, dropped)
+			WHERE c.binding_name = v.name`, args...).Error
 		if err != nil {
-			return fmt.Errorf("update candidate %q: %w", u.BindingName, err)
+			return fmt.Errorf("update %d candidates: %w", len(batch), err)
 		}
 	}
 	if len(ch.insert) == 0 {

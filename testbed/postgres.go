@@ -246,6 +246,10 @@ func (p *Postgres) Stop() error {
 func (p *Postgres) dataDir() string { return filepath.Join(p.dir, "data") }
 func (p *Postgres) logPath() string { return filepath.Join(p.dir, "postgres.log") }
 
+// LogPath is the server's log file, for measurements that read what the
+// server logs (lock waits, say).
+func (p *Postgres) LogPath() string { return p.logPath() }
+
 var identifierPattern = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // checkIdentifier accepts only names that need no quoting, so they can be
