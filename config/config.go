@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // Config is the whole configuration file.
@@ -128,7 +129,7 @@ type Metrics struct {
 func Default() Config {
 	return Config{
 		Gardener: Gardener{PageSize: 500, RequestTimeout: Duration{30 * time.Second}},
-		Database: Database{Schema: "hap", ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
+		Database: Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
 		Schedules: Schedules{
 			Drift:      "*/10 * * * *",
 			Candidates: "*/5 * * * *",

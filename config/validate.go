@@ -2,12 +2,11 @@ package config
 
 import (
 	"net/url"
-	"regexp"
 
 	"github.com/robfig/cron/v3"
-)
 
-var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+	"github.com/kyma-project/hap-reconciler/provisioning"
+)
 
 // Validate checks every setting and returns the first bad one, naming the
 // key and its value.
@@ -28,7 +27,7 @@ func (c Config) Validate() error {
 			return invalid(key, d.String(), "must be a positive duration")
 		}
 	}
-	if !identifier.MatchString(c.Database.Schema) {
+	if c.Database.Schema == "" || provisioning.CheckSchema(c.Database.Schema) != nil {
 		return invalid("database.schema", c.Database.Schema, "must be a lower-case SQL identifier")
 	}
 	for key, spec := range map[string]string{

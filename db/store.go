@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"fmt"
 	"hash/fnv"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -19,11 +18,12 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // Defaults of Options.
 const (
-	DefaultSchema           = "hap"
+	DefaultSchema           = provisioning.DefaultSchema
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultStatementTimeout = 60 * time.Second
 	DefaultMaxOpenConns     = 4
@@ -54,14 +54,12 @@ type Store struct {
 	secrets []string
 }
 
-var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
 func (o Options) withDefaults() (Options, error) {
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
 	}
-	if !identifier.MatchString(o.Schema) {
-		return o, fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", o.Schema)
+	if err := provisioning.CheckSchema(o.Schema); err != nil {
+		return o, err
 	}
 	durations := []struct {
 		field string

@@ -123,7 +123,7 @@ SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM b
 
 // NextBindingSQL returns the statement NextBinding runs, for schema.
 func NextBindingSQL(schema string) (string, error) {
-	if err := checkSchema(schema); err != nil {
+	if err := CheckSchema(schema); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf(nextBindingTemplate, schemaOrDefault(schema)), nil
@@ -131,9 +131,11 @@ func NextBindingSQL(schema string) (string, error) {
 
 var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// checkSchema refuses a schema name that is not a plain identifier: it is
-// written into the statements, not passed as a parameter.
-func checkSchema(schema string) error {
+// CheckSchema refuses a schema name that is not a plain identifier: it is
+// written into the statements, not passed as a parameter. "" is the
+// default. The job's configuration and its database adapter check the
+// schema with it too, so one rule holds everywhere.
+func CheckSchema(schema string) error {
 	if schema != "" && !identifier.MatchString(schema) {
 		return fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", schema)
 	}

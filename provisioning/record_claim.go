@@ -107,7 +107,7 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 
 // RecordClaimSQL returns the statement RecordClaim runs, for schema.
 func RecordClaimSQL(schema string) (string, error) {
-	if err := checkSchema(schema); err != nil {
+	if err := CheckSchema(schema); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf(recordClaimTemplate, schemaOrDefault(schema)), nil
