@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -21,17 +20,7 @@ import (
 func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1h", "@every 1h", "@every 1h"))
-	var log testbed.SyncBuffer
-	env := s.open(t, &log)
-	ctx, stop := context.WithCancel(testContext(t))
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, "127.0.0.1:0", true) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	s.serveDryRun(t)
 	// A full run's decision on the landscape as it is now, gathered apart
 	// from serve's caches.
 	full := func() []hap.Candidate {

@@ -19,17 +19,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	aws := hap.Pool{HyperscalerType: "aws"}
 	l.AddBinding(landscape.BindingSpec{Name: "aws-empty", Pool: aws, GlobalAccountID: "ga-gone"})
 	s := load(t, l, "release:\n  gracePeriod: 0s\n"+schedules("@every 1h", "@every 1h", "@every 1s", "@every 1h"))
-	var log testbed.SyncBuffer
-	env := s.open(t, &log)
-	ctx, stop := context.WithCancel(testContext(t))
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, "127.0.0.1:0", true) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	}()
+	s.serveDryRun(t)
 	var outcome string
 	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
 		err := s.db(t).QueryRow(testContext(t), `SELECT outcome FROM hap.binding_releases WHERE binding_name = 'aws-empty' ORDER BY id LIMIT 1`).Scan(&outcome)
@@ -49,4 +39,19 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	if labels := b.GetLabels(); labels[hap.LabelDirty] != "" || labels[hap.LabelTenantName] != "ga-gone" {
 		t.Fatalf("serve --dry-run changed the binding: %v", labels)
 	}
+}
+
+// serveDryRun runs serve --dry-run on the scene until the test ends.
+func (s *scene) serveDryRun(t *testing.T) {
+	t.Helper()
+	env := s.open(t, &testbed.SyncBuffer{})
+	ctx, stop := context.WithCancel(testContext(t))
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, env, "127.0.0.1:0", true) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
 }
