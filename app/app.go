@@ -17,6 +17,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/gardener"
 	"github.com/kyma-project/hap-reconciler/jobs"
 	"github.com/kyma-project/hap-reconciler/metrics"
+	"github.com/kyma-project/hap-reconciler/report"
 )
 
 // Needs says which parts a command uses.
@@ -51,7 +52,7 @@ type Env struct {
 	Store  *db.Store
 	// Reports reads the job's tables for a report, saying what to check
 	// when they are missing.
-	Reports jobs.ReportStore
+	Reports report.Store
 	Metrics *metrics.Metrics
 	Log     *zap.Logger
 }
@@ -69,7 +70,7 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 			return nil, err
 		}
 		env.Store = store
-		env.Reports = explainingReports{ReportStore: store, schema: store.Schema()}
+		env.Reports = explainingReports{Store: store, schema: store.Schema()}
 		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
 	}
 	if needs.Gardener {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 )
 
 // This file is the one place that turns the failures an operator meets
@@ -185,16 +186,16 @@ func (s explainingStore) ReadInstanceCounts(ctx context.Context) (hap.InstanceRe
 // explainingReports explains the failures of reading the job's tables for
 // a report, the first thing a report run before any migrate meets.
 type explainingReports struct {
-	jobs.ReportStore
+	report.Store
 	schema string
 }
 
 func (r explainingReports) Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error) {
-	rows, err := r.ReportStore.Candidates(ctx, ga)
+	rows, err := r.Store.Candidates(ctx, ga)
 	return rows, explainDatabase(err, r.schema)
 }
 
 func (r explainingReports) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error) {
-	rows, err := r.ReportStore.OpenFindings(ctx, ga)
+	rows, err := r.Store.OpenFindings(ctx, ga)
 	return rows, explainDatabase(err, r.schema)
 }

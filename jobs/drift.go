@@ -16,7 +16,7 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot is all drift needs.
 
 	// Decide.
-	findings, err := r.findings(f)
+	findings, err := r.Findings(f)
 	if err != nil {
 		return err
 	}
@@ -49,10 +49,10 @@ func (r *Runner) drift(ctx context.Context, f *Facts) error {
 	return nil
 }
 
-// findings decides every drift finding of the snapshot: the disagreements
+// Findings decides every drift finding of the snapshot: the disagreements
 // between KEB's database, Gardener and KEB's rules of choice, and the
-// bindings in pools no entry of hap.rule draws from.
-func (r *Runner) findings(f *Facts) ([]hap.Finding, error) {
+// bindings in pools no entry of hap.rule draws from. It writes nothing.
+func (r *Runner) Findings(f *Facts) ([]hap.Finding, error) {
 	rs, err := r.Config.RuleSet()
 	if err != nil {
 		return nil, err

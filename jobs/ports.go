@@ -59,9 +59,3 @@ type Store interface {
 	// PoolHistory returns the samples recorded since, per pool.
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
 }
-
-// ReportStore reads the job's stored tables for a report.
-type ReportStore interface {
-	Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error)
-	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
-}

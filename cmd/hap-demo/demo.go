@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
@@ -123,7 +124,7 @@ func demo(ctx context.Context, opts options, n narrator, getenv func(string) str
 	if err := runJobs(ctx, n, env, opts.release); err != nil {
 		return err
 	}
-	rep, err := jobs.StoredReport(ctx, env.Reports, "")
+	rep, err := report.Stored(ctx, env.Reports, "")
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -41,7 +42,7 @@ func backdatePoolHistory(ctx context.Context, n narrator, env *app.Env, l *lands
 // showPools prints the pool view: every pool the rules name, its bindings,
 // and the days until it runs out.
 func showPools(ctx context.Context, n narrator, env *app.Env) error {
-	rows, err := env.Runner.LivePools(ctx)
+	rows, err := report.LivePools(ctx, env.Runner)
 	if err != nil {
 		return err
 	}
@@ -54,5 +55,5 @@ func showPools(ctx context.Context, n narrator, env *app.Env) error {
 			n.note("pool %s (shared %t): the rules %q send runtimes there, but it holds no binding", r.HyperscalerType, r.Shared, r.Rules)
 		}
 	}
-	return jobs.WritePoolsTable(n.out, rows)
+	return report.WritePoolsTable(n.out, rows)
 }

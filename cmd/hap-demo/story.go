@@ -9,13 +9,13 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 )
 
 // tellStory points at what the run did with the planted part of the
 // landscape: the drift it found, the binding the spread GA's next cluster
 // goes to, and what release decided about the idle binding.
-func tellStory(ctx context.Context, n narrator, env *app.Env, rep jobs.Report, databaseURL string) error {
+func tellStory(ctx context.Context, n narrator, env *app.Env, rep report.Report, databaseURL string) error {
 	findings, err := env.Store.OpenFindings(ctx, hap.AllGlobalAccounts)
 	if err != nil {
 		return err
@@ -55,14 +55,14 @@ func tellStory(ctx context.Context, n narrator, env *app.Env, rep jobs.Report, d
 	return nil
 }
 
-func nextOf(g jobs.ReportGroup) string {
+func nextOf(g report.ReportGroup) string {
 	if g.ClaimNew {
 		return "a binding claimed new from the pool"
 	}
 	return g.Next
 }
 
-func fill(r jobs.ReportRow) string {
+func fill(r report.ReportRow) string {
 	if r.Limit == nil {
 		return fmt.Sprintf("%d clusters, no limit", r.EffectiveCount)
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -123,9 +123,9 @@ func kubectlPath(t *testing.T) string {
 }
 
 // decodeReport reads report -o json, without the time it was computed.
-func decodeReport(t *testing.T, out string) jobs.Report {
+func decodeReport(t *testing.T, out string) report.Report {
 	t.Helper()
-	var rep jobs.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("report -o json: %v\n%s", err, out)
 	}

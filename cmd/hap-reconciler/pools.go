@@ -10,6 +10,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 )
 
 func poolsCmd(g *globals) *cobra.Command {
@@ -51,7 +52,7 @@ applies and the pool it draws from. That needs the configuration only.`,
 			defer env.Close()
 			var rows []jobs.PoolRow
 			if live {
-				rows, err = env.Runner.LivePools(cmd.Context())
+				rows, err = report.LivePools(cmd.Context(), env.Runner)
 			} else {
 				rows, err = storedPools(cmd, env)
 			}
@@ -59,9 +60,9 @@ applies and the pool it draws from. That needs the configuration only.`,
 				return err
 			}
 			if output == "json" {
-				return jobs.WritePoolsJSON(g.stdout, rows)
+				return report.WritePoolsJSON(g.stdout, rows)
 			}
-			return jobs.WritePoolsTable(g.stdout, rows)
+			return report.WritePoolsTable(g.stdout, rows)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")

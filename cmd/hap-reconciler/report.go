@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 )
 
 func reportCmd(g *globals) *cobra.Command {
@@ -32,11 +32,11 @@ KEB's database and decides on it, writing nothing.`,
 				return err
 			}
 			defer env.Close()
-			var rep jobs.Report
+			var rep report.Report
 			if live {
-				rep, err = env.Runner.LiveReport(cmd.Context(), ga)
+				rep, err = report.Live(cmd.Context(), env.Runner, ga)
 			} else {
-				rep, err = jobs.StoredReport(cmd.Context(), env.Reports, ga)
+				rep, err = report.Stored(cmd.Context(), env.Reports, ga)
 			}
 			if err != nil {
 				return err

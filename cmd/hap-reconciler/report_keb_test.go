@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -42,11 +42,11 @@ func TestReportShowsKEBsGuardAndKEBsOwnChoice(t *testing.T) {
 	live := s.mustRun(t, "report", "--live", "-o", "json")
 	s.mustRun(t, "run", "--jobs", "drift,candidates")
 	for _, out := range []string{live, s.mustRun(t, "report", "-o", "json")} {
-		var rep jobs.Report
+		var rep report.Report
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		groups := map[string]jobs.ReportGroup{}
+		groups := map[string]report.ReportGroup{}
 		for _, g := range rep.Groups {
 			groups[g.GlobalAccountID] = g
 		}

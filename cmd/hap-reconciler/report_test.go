@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -23,7 +23,7 @@ func TestReportShowsEachGAAndPoolFromTheStoredTables(t *testing.T) {
 
 	s.mustRun(t, "run", "--jobs", "drift,candidates")
 	stored := s.mustRun(t, "report", "-o", "json", "--ga", "ga-one")
-	var rep jobs.Report
+	var rep report.Report
 	if err := json.Unmarshal([]byte(stored), &rep); err != nil {
 		t.Fatalf("report -o json: %v\n%s", err, stored)
 	}
@@ -44,7 +44,7 @@ func TestReportShowsEachGAAndPoolFromTheStoredTables(t *testing.T) {
 		t.Errorf("drift per binding: %v", drift)
 	}
 
-	var liveRep jobs.Report
+	var liveRep report.Report
 	if err := json.Unmarshal([]byte(live), &liveRep); err != nil {
 		t.Fatal(err)
 	}

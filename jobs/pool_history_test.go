@@ -9,6 +9,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/report"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -38,7 +39,7 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 		}
 		s.mustRun(t, metricsOnly)
 	}
-	rows, err := s.env.Runner.LivePools(testContext(t))
+	rows, err := report.LivePools(testContext(t), s.env.Runner)
 	if err != nil {
 		t.Fatal(err)
 	}

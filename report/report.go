@@ -1,4 +1,7 @@
-package jobs
+// Package report is the read side of the job: what `hap-reconciler report`
+// and `hap-reconciler pools` print, from the job's stored tables or from a
+// fresh snapshot decided on the spot, writing nothing.
+package report
 
 import (
 	"cmp"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
 // Report is what `hap-reconciler report` prints: per GA and pool, every
@@ -54,8 +58,14 @@ type ReportRow struct {
 	Drift          []string `json:"drift"`
 }
 
-// StoredReport reads the last run's candidate table and open findings.
-func StoredReport(ctx context.Context, s ReportStore, ga string) (Report, error) {
+// Store reads the job's stored tables for a report.
+type Store interface {
+	Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error)
+	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
+}
+
+// Stored reads the last run's candidate table and open findings.
+func Stored(ctx context.Context, s Store, ga string) (Report, error) {
 	stored, err := s.Candidates(ctx, selector(ga))
 	if err != nil {
 		return Report{}, fmt.Errorf("reading the candidate table: %w", err)
@@ -87,13 +97,13 @@ func selector(ga string) string {
 	return ga
 }
 
-// LiveReport gathers a fresh snapshot and decides on it, writing nothing.
-func (r *Runner) LiveReport(ctx context.Context, ga string) (Report, error) {
+// Live gathers a fresh snapshot and decides on it, writing nothing.
+func Live(ctx context.Context, r *jobs.Runner, ga string) (Report, error) {
 	f, err := r.Gather(ctx)
 	if err != nil {
 		return Report{}, err
 	}
-	findings, err := r.findings(f)
+	findings, err := r.Findings(f)
 	if err != nil {
 		return Report{}, err
 	}

@@ -1,15 +1,8 @@
 package jobs
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
@@ -86,47 +79,4 @@ func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool
 	}
 	slices.SortFunc(out, func(a, b PoolRow) int { return hap.ComparePoolKeys(a.Key(), b.Key()) })
 	return out
-}
-
-// LivePools gathers a fresh snapshot and builds the pool view on it with
-// the recorded history, writing nothing. Without the job's tables (before
-// the first migrate) there is no history and no estimate.
-func (r *Runner) LivePools(ctx context.Context) ([]PoolRow, error) {
-	f, err := r.Gather(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := r.Config.RuleSet()
-	if err != nil {
-		return nil, err
-	}
-	now := r.Now()
-	history, err := r.Store.PoolHistory(ctx, now.Add(-ExhaustionWindow))
-	if err != nil {
-		r.Log.Warn("no pool history to estimate from: " + err.Error())
-	}
-	return BuildPoolView(hap.DecidePools(f.Tally, f.Candidates(r.Config.Policy())), rs, history, now), nil
-}
-
-// WritePoolsTable prints the pool view as `hap-reconciler pools` shows it.
-func WritePoolsTable(out io.Writer, rows []PoolRow) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "POOL\tEU\tSHARED\tFREE\tCLAIMED\tDIRTY\tSHARED BINDINGS\tCLUSTERS\tNEARLY FULL GAS\tDAYS LEFT\tRULES")
-	for _, r := range rows {
-		days := "-"
-		if r.DaysLeft != nil {
-			days = strconv.FormatFloat(*r.DaysLeft, 'f', 1, 64)
-		}
-		fmt.Fprintf(w, "%s\t%t\t%t\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.HyperscalerType, r.EUAccess, r.Shared,
-			r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, len(r.NearlyFull), days, dashIfEmpty(strings.Join(r.Rules, "; ")))
-	}
-	return w.Flush()
-}
-
-// WritePoolsJSON prints the pool view as JSON.
-func WritePoolsJSON(out io.Writer, rows []PoolRow) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // rules read "->"
-	return enc.Encode(rows)
 }
