@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,6 +27,9 @@ func TestClientGoLogLinesJoinTheJSONStream(t *testing.T) {
 
 	klog.InfoS("Waited before sending request", "delay", "1.5s")
 	klog.ErrorS(nil, "watch of *v1alpha1.CredentialsBinding ended")
+	// A request the job cancelled itself is no news: the run's own line
+	// says why it stopped.
+	klog.ErrorS(fmt.Errorf("reading: %w", context.Canceled), "Unexpected error when reading response body")
 	klog.V(4).InfoS("verbose client-go detail")
 	klog.Flush()
 
