@@ -63,7 +63,7 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		s.Now = time.Now
 	}
 	env := &Env{Config: s.Config, Metrics: metrics.New(), Log: s.Log}
-	env.Runner = &jobs.Runner{Config: s.Config, Metrics: env.Metrics, Log: s.Log, Now: s.Now}
+	env.Runner = &jobs.Runner{Config: s.Config, Ports: jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}}
 	if needs.Database {
 		store, err := openStore(ctx, s, needs.Migrate)
 		if err != nil {

@@ -44,16 +44,14 @@ func (q *JobQueue) Run(job, why string) {
 	}
 }
 
-// Schedule registers each job on its own schedule (the configuration's
-// schedules); a job whose previous run is still going is skipped rather
+// Schedule registers each job on its own schedule (schedules.<job>, else the
+// job's default); a job whose previous run is still going is skipped rather
 // than queued. The caller starts and stops the returned cron.
 func (q *JobQueue) Schedule() (*cron.Cron, error) {
 	logger := cronLogger{q.Env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
-	s := q.Env.Config.Schedules
-	for job, spec := range map[string]string{
-		jobs.JobDrift: s.Drift, jobs.JobCandidates: s.Candidates, jobs.JobRelease: s.Release, jobs.JobMetrics: s.Metrics,
-	} {
+	for _, job := range jobs.AllJobs {
+		spec := jobs.Schedule(q.Env.Config, job)
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { q.Run(job, "scheduled") }))
 		if _, err := c.AddJob(spec, run); err != nil {
 			return nil, fmt.Errorf("schedules.%s: %q: %w", job, spec, err)

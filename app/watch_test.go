@@ -37,6 +37,7 @@ func shootNames(t *testing.T, ctx context.Context, env *Env) []string {
 // deleted afterwards disappears from them without another full list, while
 // reading a binding still asks the API server.
 func TestWatchGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
+	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	kube := testbed.KubeForTest(t)
@@ -115,6 +116,7 @@ func TestWatchGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 }
 
 func TestWatchGardenerRefusesASourceThatIsNotTheAPI(t *testing.T) {
+	testbed.Require(t)
 	cfg := config.Default()
 	cfg.Namespace = "garden-kyma"
 	for name, needs := range map[string]Needs{"no Gardener": {}, "an export file": {Gardener: true}} {

@@ -89,14 +89,11 @@ type Database struct {
 	StatementTimeout Duration `json:"statementTimeout"`
 }
 
-// Schedules are standard 5-field cron expressions (or @every/@hourly...) used
-// by `serve`.
-type Schedules struct {
-	Drift      string `json:"drift"`
-	Candidates string `json:"candidates"`
-	Release    string `json:"release"`
-	Metrics    string `json:"metrics"`
-}
+// Schedules are the cron schedules `serve` runs each job on, keyed by the
+// job's name: standard 5-field expressions, or @every/@hourly... A job left
+// out runs on its default schedule. The jobs' registry (jobs.Registry)
+// knows the names and the defaults, and checks both.
+type Schedules map[string]string
 
 // Candidates settings.
 type Candidates struct {
@@ -128,14 +125,8 @@ type Metrics struct {
 // Default returns the configuration used for every key the file leaves out.
 func Default() Config {
 	return Config{
-		Gardener: Gardener{PageSize: 500, RequestTimeout: Duration{30 * time.Second}},
-		Database: Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
-		Schedules: Schedules{
-			Drift:      "*/10 * * * *",
-			Candidates: "*/5 * * * *",
-			Release:    "15 * * * *",
-			Metrics:    "*/5 * * * *",
-		},
+		Gardener:   Gardener{PageSize: 500, RequestTimeout: Duration{30 * time.Second}},
+		Database:   Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
 		Candidates: Candidates{ReservationTTL: Duration{time.Hour}},
 		Release: Release{
 			Enabled:     true,
@@ -171,11 +162,11 @@ func (c Config) Policy() hap.Policy {
 	return p
 }
 
-// ReleaseRules returns the decisions' view of the release settings.
-func (c Config) ReleaseRules() hap.ReleaseRules {
+// Rules returns the decisions' view of the release settings.
+func (r Release) Rules() hap.ReleaseRules {
 	return hap.ReleaseRules{
-		GracePeriod: c.Release.GracePeriod.Duration,
-		MaxPerRun:   c.Release.MaxPerRun,
-		GuardRatio:  c.Release.GuardRatio,
+		GracePeriod: r.GracePeriod.Duration,
+		MaxPerRun:   r.MaxPerRun,
+		GuardRatio:  r.GuardRatio,
 	}
 }

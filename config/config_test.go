@@ -114,7 +114,7 @@ func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
 		{"allowlist entry not a string", "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [[a]]\n", []string{"allowedGlobalAccounts[0]", `["a"]`}},
 		{"rule not a list", "hap:\n  rule: aws\n", []string{"hap.rule", `"aws"`}},
 		{"hap not a mapping", "hap: [a]\n", []string{"hap", "mapping"}},
-		{"malformed cron", "schedules:\n  drift: every ten minutes\n", []string{"schedules.drift", `"every ten minutes"`}},
+		{"schedules not a mapping", "schedules: hourly\n", []string{"schedules", `"hourly"`, "mapping"}},
 		{"bad duration", "release:\n  gracePeriod: soon\n", []string{"release.gracePeriod", `"soon"`, "duration"}},
 		{"wrong type", "release:\n  maxPerRun: ten\n", []string{"release.maxPerRun", `"ten"`, "integer"}},
 		{"bad mode", "release:\n  mode: wipe\n", []string{"release.mode", `"wipe"`}},

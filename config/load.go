@@ -237,6 +237,8 @@ func typeName(t reflect.Type) string {
 		return "a list"
 	case reflect.String:
 		return "a string"
+	case reflect.Map:
+		return "a mapping"
 	}
 	return t.String()
 }

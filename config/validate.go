@@ -3,13 +3,12 @@ package config
 import (
 	"net/url"
 
-	"github.com/robfig/cron/v3"
-
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // Validate checks every setting and returns the first bad one, naming the
-// key and its value.
+// key and its value. schedules.* are the jobs' to check
+// (jobs.CheckSchedules): only the jobs' registry knows their names.
 func (c Config) Validate() error {
 	if _, err := c.RuleSet(); err != nil {
 		return err
@@ -29,16 +28,6 @@ func (c Config) Validate() error {
 	}
 	if c.Database.Schema == "" || provisioning.CheckSchema(c.Database.Schema) != nil {
 		return invalid("database.schema", c.Database.Schema, "must be a lower-case SQL identifier")
-	}
-	for key, spec := range map[string]string{
-		"schedules.drift":      c.Schedules.Drift,
-		"schedules.candidates": c.Schedules.Candidates,
-		"schedules.release":    c.Schedules.Release,
-		"schedules.metrics":    c.Schedules.Metrics,
-	} {
-		if _, err := cron.ParseStandard(spec); err != nil {
-			return invalid(key, spec, "is not a cron schedule (%v)", err)
-		}
 	}
 	switch c.Release.Mode {
 	case ReleaseDirty:

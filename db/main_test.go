@@ -17,7 +17,10 @@ var pg *testbed.Postgres
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
 
-func testContext(t *testing.T) context.Context { return testbed.Context(t, 2*time.Minute) }
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 2*time.Minute)
+}
 
 var databaseSeq atomic.Int64
 

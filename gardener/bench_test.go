@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -39,6 +40,7 @@ func loadBenchLandscape(b *testing.B) string {
 }
 
 func BenchmarkListShoots(b *testing.B) {
+	testbed.Require(b)
 	ns := loadBenchLandscape(b)
 	c := newClientB(b, ns)
 	b.ResetTimer()

@@ -5,9 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *testing.T) {
+	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
@@ -45,6 +48,7 @@ func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *tes
 }
 
 func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
+	testbed.Require(t)
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws"}))
 	err := newClient(t, ns, 0).UpdateBindingLabels(context.Background(), "aws-0001", "", map[string]string{"hyperscalerType": "aws"})
@@ -54,6 +58,7 @@ func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
 }
 
 func TestGetBindingReadsLabelsAsKEBAndReportsMissingBindings(t *testing.T) {
+	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"}))
@@ -73,6 +78,7 @@ func TestGetBindingReadsLabelsAsKEBAndReportsMissingBindings(t *testing.T) {
 }
 
 func TestNewClientRejectsBadArguments(t *testing.T) {
+	testbed.Require(t)
 	cfg := kube.Config()
 	cases := map[string]func() (*Client, error){
 		"nil config":        func() (*Client, error) { return NewClient(nil, "ns", 0) },

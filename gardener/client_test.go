@@ -9,9 +9,11 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 func TestRESTConfigReadsTheGivenKubeconfigThenKUBECONFIGElseInCluster(t *testing.T) {
+	testbed.Require(t)
 	want := kube.Config().Host
 	t.Setenv(clientcmd.RecommendedConfigPathEnvVar, "")
 	cfg, err := RESTConfig(kube.KubeconfigPath())
@@ -31,6 +33,7 @@ func TestRESTConfigReadsTheGivenKubeconfigThenKUBECONFIGElseInCluster(t *testing
 }
 
 func TestAPageRequestPastItsTimeoutFailsTheList(t *testing.T) {
+	testbed.Require(t)
 	ns := newNamespace(t)
 	c := newClient(t, ns, 0, WithRequestTimeout(time.Nanosecond))
 	_, err := c.ListShoots(context.Background(), func() {}, func(hap.Shoot) error { return nil })

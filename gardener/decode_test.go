@@ -26,6 +26,7 @@ func shootFixture(name string, labels map[string]any, spec map[string]any) map[s
 }
 
 func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
+	testbed.Require(t)
 	ns := newNamespace(t)
 	runtimeLabel := map[string]any{hap.LabelRuntimeID: "rt-1", "shoot.gardener.cloud/status": "healthy"}
 	createObject(t, ns, shootFixture("c-current", runtimeLabel, map[string]any{"credentialsBindingName": "aws-0001"}))
@@ -60,6 +61,7 @@ func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 }
 
 func TestListBindingsReadsLabelsAsKEBsSelectorsAndSaysWhyOneIsInNoPool(t *testing.T) {
+	testbed.Require(t)
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-good", map[string]any{"hyperscalerType": "aws", "euAccess": "true", "tenantName": "ga-1", "internal": "true"}))
 	createObject(t, ns, bindingFixture("aws-no-type", map[string]any{"tenantName": "ga-1"}))

@@ -122,6 +122,7 @@ func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
 // A page the server fails with 503 or 429, or whose body breaks off halfway,
 // is asked for again, and the list still hands over every shoot exactly once.
 func TestListRetriesAPageAfterTransientErrors(t *testing.T) {
+	testbed.Require(t)
 	l, ns := loadLandscape(t, landscape.Options{Seed: 11, GlobalAccounts: 2})
 	for _, code := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusInternalServerError, cutBody} {
 		name := http.StatusText(code)
@@ -159,6 +160,7 @@ func TestListRetriesAPageAfterTransientErrors(t *testing.T) {
 
 // Errors a repeat cannot fix are not repeated, and the list fails closed.
 func TestListDoesNotRetryPermanentErrors(t *testing.T) {
+	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 12, GlobalAccounts: 1})
 	for _, code := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnauthorized, http.StatusBadRequest} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
@@ -186,6 +188,7 @@ func TestListDoesNotRetryPermanentErrors(t *testing.T) {
 
 // A server that keeps failing is given up on after the configured attempts.
 func TestListGivesUpAfterTheLastRetry(t *testing.T) {
+	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 13, GlobalAccounts: 1})
 	proxy, cfg := newFaultProxy(t, func(string, int) int { return http.StatusServiceUnavailable })
 	c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
@@ -204,6 +207,7 @@ func TestListGivesUpAfterTheLastRetry(t *testing.T) {
 // GetBinding, the re-read before a release, retries the same way, and a
 // binding that is gone is reported at once.
 func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
+	testbed.Require(t)
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("b-1", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
 	proxy, cfg := newFaultProxy(t, func(kind string, n int) int {
@@ -233,6 +237,7 @@ func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
 // each shoot exactly once. The test has an API server of its own, so the
 // package's other tests never see the outage.
 func TestListSurvivesOrFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
+	testbed.Require(t)
 	own := testbed.KubeForTest(t)
 	ns, err := own.NewNamespace(context.Background(), "gardener-fault")
 	if err != nil {

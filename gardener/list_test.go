@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -48,6 +49,7 @@ func (c *shootCollector) sorted() []hap.Shoot {
 }
 
 func TestListShootsAcrossPagesReturnsEachShootOnceAsGenerated(t *testing.T) {
+	testbed.Require(t)
 	l, ns := loadLandscape(t, landscape.Options{Seed: 1, GlobalAccounts: 6})
 	want := l.ExpectedShoots()
 	const pageSize = 7
@@ -69,6 +71,7 @@ func TestListShootsAcrossPagesReturnsEachShootOnceAsGenerated(t *testing.T) {
 }
 
 func TestListBindingsAcrossPagesReturnsEachBindingOnceAsGenerated(t *testing.T) {
+	testbed.Require(t)
 	l, ns := loadLandscape(t, landscape.Options{Seed: 2, GlobalAccounts: 4})
 	want := l.ExpectedBindings()
 	var got []hap.Binding
@@ -119,6 +122,7 @@ func expireTokenAfterPage(t *testing.T, namespace string, onPages func(page int)
 }
 
 func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(t *testing.T) {
+	testbed.Require(t)
 	l, ns := loadLandscape(t, landscape.Options{Seed: 3, GlobalAccounts: 3})
 	want := l.ExpectedShoots()
 	expired := false
@@ -149,6 +153,7 @@ func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(
 }
 
 func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
+	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 4, GlobalAccounts: 2})
 	always := expireTokenAfterPage(t, ns, func(int) bool { return true })
 	var got shootCollector
@@ -162,6 +167,7 @@ func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
 }
 
 func TestListFailsClosedWhenTheAPIIsUnreachable(t *testing.T) {
+	testbed.Require(t)
 	cfg := rest.CopyConfig(kube.Config())
 	cfg.Host = "https://127.0.0.1:1"
 	c, err := NewClient(cfg, "garden-kyma", 10)
@@ -176,6 +182,7 @@ func TestListFailsClosedWhenTheAPIIsUnreachable(t *testing.T) {
 }
 
 func TestListStopsAtTheCallersError(t *testing.T) {
+	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 5, GlobalAccounts: 2})
 	stop := errors.New("caller stops")
 	calls := 0

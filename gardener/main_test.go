@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 }
 
 func runWithKube(m *testing.M) int {
+	if testbed.Short() {
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	var err error

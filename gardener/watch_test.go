@@ -96,6 +96,7 @@ func sameAsClient(ctx context.Context, c *Client, w *Watcher) (bool, string) {
 }
 
 func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testing.T) {
+	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
@@ -159,6 +160,7 @@ func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testin
 }
 
 func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
+	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
 	createObject(t, ns, shootFixture("c-one", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
@@ -184,6 +186,7 @@ func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
 }
 
 func TestNewWatcherRejectsBadArguments(t *testing.T) {
+	testbed.Require(t)
 	if _, err := NewWatcher(nil); err == nil {
 		t.Error("NewWatcher(nil) succeeded")
 	}
@@ -197,6 +200,7 @@ func TestNewWatcherRejectsBadArguments(t *testing.T) {
 // watcher lists again and follows changes. The test has an API server of
 // its own, so the package's other tests never see the outage.
 func TestWatcherFailsClosedWhileTheAPIServerIsDownAndRecovers(t *testing.T) {
+	testbed.Require(t)
 	ctx := context.Background()
 	own := testbed.KubeForTest(t)
 	ns, err := own.NewNamespace(ctx, "gardener-watch-outage")

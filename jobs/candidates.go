@@ -6,13 +6,25 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 )
+
+// JobCandidates names the candidates job.
+const JobCandidates = "candidates"
+
+var candidatesJob = Job{
+	Name:            JobCandidates,
+	DefaultSchedule: "*/5 * * * *",
+	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
+		return w.candidates(ctx, f, cfg.Candidates)
+	},
+}
 
 // candidates ranks, per GA and pool, the bindings provisioning may use and
 // rewrites the candidate table in one transaction, keeping the reservations
 // picks made since the snapshot was taken.
-func (r *Runner) candidates(ctx context.Context, f *Facts) error {
+func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) error {
 	// Gather: the shared snapshot, with the reservations its database read
 	// already counts (f.Absorbed).
 
@@ -20,11 +32,11 @@ func (r *Runner) candidates(ctx context.Context, f *Facts) error {
 	if why := hap.CandidatesSuspect(f.Tally); why != "" {
 		return fmt.Errorf("keeping the previous candidate table: %s", why)
 	}
-	rows := f.Candidates(r.Config.Policy())
-	r.beforeAct(JobCandidates)
+	rows := f.Candidates()
+	w.decided()
 
 	// Act.
-	if err := r.Store.ReplaceCandidates(ctx, rows, f.Absorbed, r.Now(), r.Config.Candidates.ReservationTTL.Duration); err != nil {
+	if err := w.Store.ReplaceCandidates(ctx, rows, f.Absorbed, w.Now(), s.ReservationTTL.Duration); err != nil {
 		return err
 	}
 	full := 0
@@ -33,6 +45,6 @@ func (r *Runner) candidates(ctx context.Context, f *Facts) error {
 			full++
 		}
 	}
-	r.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
+	w.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
 	return nil
 }

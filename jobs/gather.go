@@ -9,15 +9,19 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/hap/rules"
 )
 
 // Facts is what one run gathered: the snapshot, indexed, plus what the
-// database read says about reservations.
+// database read says about reservations, and KEB's settings every decision
+// reads (its multi-account policy and its rules).
 type Facts struct {
 	Snapshot hap.Snapshot
 	Tally    *hap.Tally
 	Absorbed []string
 	Phases   Phases
+	Policy   hap.Policy
+	Rules    rules.RuleSet
 
 	candidates []hap.Candidate
 }
@@ -32,10 +36,14 @@ type Phases struct {
 // Gather reads Gardener and KEB's database at the same time. It returns an
 // error, never a partial picture: a job must not decide on half a fleet.
 func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
-	f := &Facts{}
+	rs, err := r.Config.RuleSet()
+	if err != nil {
+		return nil, err
+	}
+	f := &Facts{Policy: r.Config.Policy(), Rules: rs}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		start := time.Now()
+		start := r.Now()
 		err := r.Gardener.ListBindings(ctx, func() {
 			f.Snapshot.Bindings, f.Snapshot.Skipped = f.Snapshot.Bindings[:0], f.Snapshot.Skipped[:0]
 		}, func(b hap.Binding) error {
@@ -45,7 +53,7 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 			r.Log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
 			f.Snapshot.Skipped = append(f.Snapshot.Skipped, s)
 		})
-		f.Phases.ListBindings = time.Since(start)
+		f.Phases.ListBindings = r.Now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("listing credentials bindings: %w", err)
 		}
@@ -53,7 +61,7 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	})
 	var shootsWithoutBinding []string
 	g.Go(func() error {
-		start := time.Now()
+		start := r.Now()
 		err := r.Gardener.ListShoots(ctx, func() {
 			f.Snapshot.Shoots = f.Snapshot.Shoots[:0]
 			shootsWithoutBinding = shootsWithoutBinding[:0]
@@ -64,16 +72,16 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 			f.Snapshot.Shoots = append(f.Snapshot.Shoots, s)
 			return nil
 		})
-		f.Phases.ListShoots = time.Since(start)
+		f.Phases.ListShoots = r.Now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("listing shoots: %w", err)
 		}
 		return nil
 	})
 	g.Go(func() error {
-		start := time.Now()
+		start := r.Now()
 		read, err := r.Store.ReadInstanceCounts(ctx)
-		f.Phases.ReadDatabase = time.Since(start)
+		f.Phases.ReadDatabase = r.Now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("reading instance counts from KEB's database: %w", err)
 		}
@@ -101,9 +109,9 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 }
 
 // Candidates ranks the snapshot once per run, for every job that needs it.
-func (f *Facts) Candidates(p hap.Policy) []hap.Candidate {
+func (f *Facts) Candidates() []hap.Candidate {
 	if f.candidates == nil {
-		f.candidates = hap.DecideCandidates(f.Tally, p)
+		f.candidates = hap.DecideCandidates(f.Tally, f.Policy)
 	}
 	return f.candidates
 }

@@ -14,4 +14,7 @@ var bed *testbed.Bed
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
-func testContext(t *testing.T) context.Context { return testbed.Context(t, 3*time.Minute) }
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 3*time.Minute)
+}

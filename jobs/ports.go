@@ -4,7 +4,10 @@ import (
 	"context"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/metrics"
 )
 
 // Gardener is what the jobs need of the Gardener API. Lists page through the
@@ -58,4 +61,46 @@ type Store interface {
 	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
 	// PoolHistory returns the samples recorded since, per pool.
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
+}
+
+// Ports is what every job works through: the two systems, its metrics and
+// log, and the one clock of the run.
+type Ports struct {
+	Gardener Gardener
+	Store    Store
+	Metrics  *metrics.Metrics
+	Log      *zap.Logger
+	Now      func() time.Time
+}
+
+// Work is one job's part of a run: the ports, whether the run is a dry run,
+// and what the job may ask of the run's lock. A job gets its own settings
+// beside it, never the whole configuration.
+type Work struct {
+	Ports
+	Job    string
+	DryRun bool
+
+	held func(context.Context) error
+	hook func(job string)
+}
+
+// stillLocked fails when the run lock was lost since the run took it:
+// another run may be working alongside, so this one must not change what it
+// cannot undo.
+func (w *Work) stillLocked(ctx context.Context) error {
+	if w.held == nil {
+		return nil
+	}
+	return w.held(ctx)
+}
+
+// decided marks the line between deciding and acting.
+func (w *Work) decided() {
+	// Its timestamp splits the job's time into deciding and acting, for
+	// the benchmark and for anyone reading a slow run's debug log.
+	w.Log.Debug("decided", zap.String("job", w.Job))
+	if w.hook != nil {
+		w.hook(w.Job)
+	}
 }

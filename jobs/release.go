@@ -8,16 +8,35 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 )
+
+// JobRelease names the release job.
+const JobRelease = "release"
+
+var releaseJob = Job{
+	Name:            JobRelease,
+	DefaultSchedule: "15 * * * *",
+	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
+		return (&releasing{Work: w, settings: cfg.Release}).release(ctx, f)
+	},
+}
+
+// releasing is one run of the release job, with its settings.
+type releasing struct {
+	*Work
+	settings config.Release
+}
 
 // release gives bindings that have held nothing for the whole grace period
 // back to the pool. A wrong release hands a customer's live account to
 // somebody else, so every binding is checked again against the live state
 // right before its label changes, and the change itself only lands if the
 // binding is exactly as that check saw it.
-func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
-	if !r.Config.Release.Enabled {
+func (r *releasing) release(ctx context.Context, f *Facts) error {
+	dryRun := r.DryRun
+	if !r.settings.Enabled {
 		r.Log.Info("release is disabled (release.enabled: false)")
 		return nil
 	}
@@ -38,7 +57,7 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 	}
 
 	// Decide.
-	plan := hap.DecideRelease(f.Tally, previous, r.Config.ReleaseRules(), r.Now())
+	plan := hap.DecideRelease(f.Tally, previous, r.settings.Rules(), r.Now())
 	if err := r.Store.SaveEmptySince(ctx, plan.Sightings); err != nil {
 		return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
 	}
@@ -50,9 +69,9 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 	}
 	if len(plan.Deferred) > 0 {
 		r.Log.Info("more bindings are eligible than release.maxPerRun allows; the next run takes them",
-			zap.Int("maxPerRun", r.Config.Release.MaxPerRun), zap.Int("deferred", len(plan.Deferred)))
+			zap.Int("maxPerRun", r.settings.MaxPerRun), zap.Int("deferred", len(plan.Deferred)))
 	}
-	r.beforeAct(JobRelease)
+	r.decided()
 
 	// Act.
 	return r.releaseAll(ctx, plan.Release, dryRun)
@@ -63,7 +82,7 @@ func (r *Runner) release(ctx context.Context, f *Facts, dryRun bool) error {
 // count that also withdraws the binding from the candidate table so no pick
 // can land on it, one fresh look at the shoots, then an update guarded by the
 // resourceVersion of that GET.
-func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
+func (r *releasing) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
 	if len(decisions) == 0 {
 		return nil
 	}
@@ -114,7 +133,7 @@ func (r *Runner) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision
 }
 
 // recheckBinding returns the live binding, or why it no longer qualifies.
-func (r *Runner) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
+func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
 	live, err := r.Gardener.GetBinding(ctx, d.Binding.Name)
 	if r.Gardener.IsNotFound(err) {
 		// Deleted since the snapshot: there is nothing left to give back.
@@ -144,7 +163,7 @@ func (r *Runner) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryR
 }
 
 // shootsOn counts, in one fresh list, the shoots that reference each binding.
-func (r *Runner) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
+func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
 	counts := make(map[string]int, len(ds))
 	for _, d := range ds {
 		counts[d.Binding.Name] = 0
@@ -166,7 +185,7 @@ func (r *Runner) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[st
 // the re-check. A conflict is no failure: the binding is simply not released
 // this time. A release whose audit row is missing is one: the history must
 // name every account that was given back.
-func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
+func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	b := d.Binding
 	if err := r.recordIntent(ctx, d); err != nil {
 		return err
@@ -175,7 +194,7 @@ func (r *Runner) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	switch {
 	case err == nil:
 		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
-			zap.String("mode", r.Config.Release.Mode), zap.String("reason", d.Reason))
+			zap.String("mode", r.settings.Mode), zap.String("reason", d.Reason))
 		if err := r.audit(ctx, d, false, hap.OutcomeReleased); err != nil {
 			return fmt.Errorf("binding %s was released but the release is not recorded: %w", b.Name, err)
 		}
@@ -197,16 +216,16 @@ func releasedLabels(labels map[string]string) map[string]string {
 	return out
 }
 
-func (r *Runner) skipRelease(d hap.ReleaseDecision, why string) {
+func (r *releasing) skipRelease(d hap.ReleaseDecision, why string) {
 	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
 }
 
 // audit counts the outcome and appends it to the release history.
-func (r *Runner) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
-	r.Metrics.Release(r.Config.Release.Mode, outcome)
+func (r *releasing) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
+	r.Metrics.Release(r.settings.Mode, outcome)
 	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
-		Mode: r.Config.Release.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
+		Mode: r.settings.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
 	})
 	if err != nil {
 		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", outcome, d.Binding.Name, err)

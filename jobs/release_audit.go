@@ -20,10 +20,10 @@ import (
 
 // recordIntent writes the intent row of a release about to happen. Without
 // it the update must not happen: it could end up recorded nowhere.
-func (r *Runner) recordIntent(ctx context.Context, d hap.ReleaseDecision) error {
+func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) error {
 	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
-		Mode: r.Config.Release.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, At: r.Now(),
+		Mode: r.settings.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, At: r.Now(),
 	})
 	if err != nil {
 		return fmt.Errorf("recording the intent to release binding %s, not released: %w", d.Binding.Name, err)
@@ -33,7 +33,7 @@ func (r *Runner) recordIntent(ctx context.Context, d hap.ReleaseDecision) error 
 
 // settleReleaseIntents records the outcome of every release an earlier run
 // began and did not record, from what the binding says now.
-func (r *Runner) settleReleaseIntents(ctx context.Context) error {
+func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 	open, err := r.Store.OpenReleaseIntents(ctx)
 	if err != nil {
 		return fmt.Errorf("reading release intents no run settled: %w", err)

@@ -1,55 +1,17 @@
-// Package jobs runs the four jobs of hap-reconciler. Each job is one file,
-// named after it, that reads gather -> decide -> act from top to bottom;
-// this file holds what they share: the runner, job selection and locking.
+// Package jobs runs the jobs of hap-reconciler. Each job is one file, named
+// after it, that registers the job (registry.go) and reads gather -> decide
+// -> act from top to bottom; this file holds the runner and its locking.
 package jobs
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
-	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/config"
-	"github.com/kyma-project/hap-reconciler/metrics"
 )
-
-// Job names, in the order a run executes them: candidates use nothing drift
-// writes, but an operator reading the logs sees findings before the table.
-const (
-	JobDrift      = "drift"
-	JobCandidates = "candidates"
-	JobRelease    = "release"
-	JobMetrics    = "metrics"
-)
-
-// AllJobs lists every job in run order.
-var AllJobs = []string{JobDrift, JobCandidates, JobRelease, JobMetrics}
-
-// ParseJobs reads a comma-separated job list such as "drift,candidates".
-func ParseJobs(list string) ([]string, error) {
-	if strings.TrimSpace(list) == "" {
-		return AllJobs, nil
-	}
-	want := map[string]bool{}
-	for _, j := range strings.Split(list, ",") {
-		j = strings.TrimSpace(j)
-		if !slices.Contains(AllJobs, j) {
-			return nil, fmt.Errorf("--jobs: unknown job %q (known: %s)", j, strings.Join(AllJobs, ", "))
-		}
-		want[j] = true
-	}
-	var jobs []string
-	for _, j := range AllJobs {
-		if want[j] {
-			jobs = append(jobs, j)
-		}
-	}
-	return jobs, nil
-}
 
 // Locker keeps runs of one landscape from overlapping across pods.
 type Locker interface {
@@ -71,13 +33,9 @@ var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this
 
 // Runner runs jobs against one landscape.
 type Runner struct {
-	Config   config.Config
-	Gardener Gardener
-	Store    Store
-	Locker   Locker
-	Metrics  *metrics.Metrics
-	Log      *zap.Logger
-	Now      func() time.Time
+	Ports
+	Config config.Config
+	Locker Locker
 
 	// BeforeAct, when set, is called by each job between deciding and acting.
 	// Tests use it to change the world at the worst possible moment.
@@ -123,7 +81,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 	var errs []error
 	for _, job := range opts.Jobs {
 		jobStart := r.Now()
-		err := r.runJob(ctx, job, facts, opts)
+		err := r.runJob(ctx, job, facts, opts.DryRun)
 		r.Metrics.JobDone(job, r.Now().Sub(jobStart), err, r.Now())
 		if err != nil {
 			r.Log.Error("job failed", zap.String("job", job), zap.Error(err))
@@ -135,18 +93,13 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 	return errors.Join(errs...)
 }
 
-func (r *Runner) runJob(ctx context.Context, job string, f *Facts, opts Options) error {
-	switch job {
-	case JobDrift:
-		return r.drift(ctx, f)
-	case JobCandidates:
-		return r.candidates(ctx, f)
-	case JobRelease:
-		return r.release(ctx, f, opts.DryRun)
-	case JobMetrics:
-		return r.fleetMetrics(ctx, f)
+func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun bool) error {
+	job, ok := lookupJob(name)
+	if !ok {
+		return fmt.Errorf("unknown job %q", name)
 	}
-	return fmt.Errorf("unknown job %q", job)
+	w := &Work{Ports: r.Ports, Job: name, DryRun: dryRun, held: r.stillLocked, hook: r.BeforeAct}
+	return job.run(ctx, w, f, r.Config)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another
@@ -157,13 +110,4 @@ func (r *Runner) stillLocked(ctx context.Context) error {
 		return nil
 	}
 	return r.lock.Held(ctx)
-}
-
-func (r *Runner) beforeAct(job string) {
-	// Its timestamp splits the job's time into deciding and acting, for
-	// the benchmark and for anyone reading a slow run's debug log.
-	r.Log.Debug("decided", zap.String("job", job))
-	if r.BeforeAct != nil {
-		r.BeforeAct(job)
-	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 // repoRoot is the module root; go test runs in the package directory.
@@ -18,6 +20,8 @@ const repoRoot = ".."
 // script prints the path as its last line.
 func ensureTool(t *testing.T, name, script string) string {
 	t.Helper()
+	// go test -short installs and builds nothing.
+	testbed.Require(t)
 	if path, err := exec.LookPath(name); err == nil {
 		return path
 	}

@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	if testbed.Short() {
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	pg, err := testbed.StartPostgresWithLocale(ctx, testbed.CollatingLocale)

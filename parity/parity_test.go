@@ -38,6 +38,7 @@ type coverage struct {
 // keb_test.go, except where the job names a rank_one_deviation; and the
 // job's statement of KEB's choice (hap.KEBChoice) is KEB's choice always.
 func TestRankOneIsKEBsChoice(t *testing.T) {
+	testbed.Require(t)
 	kebValues, err := os.ReadFile("../config/testdata/keb-values-hap.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,10 @@ var pg *testbed.Postgres
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
 
-func testContext(t *testing.T) context.Context { return testbed.Context(t, 3*time.Minute) }
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 3*time.Minute)
+}
 
 var databaseSeq atomic.Int64
 

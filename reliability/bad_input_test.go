@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/metrics"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -82,6 +83,7 @@ func plantMalformed(l *landscape.Landscape) (unreadable []string, longName strin
 }
 
 func TestOddObjectsAreReadAsKEBReadsThemCountedAndNeverReleased(t *testing.T) {
+	testbed.Require(t)
 	l := landscape.Generate(landscape.Options{Seed: 21, GlobalAccounts: 3})
 	unreadable, longName := plantMalformed(l)
 	s := newScene(t, l, releaseEverythingEmpty)

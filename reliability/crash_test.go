@@ -15,6 +15,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -38,6 +39,7 @@ var killMarkers = []string{"gathered the fleet", "candidate table rewritten", "r
 // (the old one or the new one), and the next run succeeds and brings label
 // changes and the release history back into agreement.
 func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
+	testbed.Require(t)
 	first := firstSeed(t)
 	l := landscape.Generate(landscape.Options{Seed: 51, GlobalAccounts: 3})
 	for i := range 8 {
@@ -66,7 +68,7 @@ func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
 		s.exec(t, `UPDATE instances SET deleted_at = CASE WHEN deleted_at = '0001-01-01 00:00:00+00' THEN now()
 			ELSE '0001-01-01 00:00:00+00' END WHERE instance_id = $1`, toggled[rng.IntN(len(toggled))])
 		previous := s.candidates(t)
-		next := nextCandidates(t, env, s.cfg.Policy())
+		next := nextCandidates(t, env)
 		watermark := s.lastAuditID(t)
 
 		marker := ""
@@ -145,14 +147,14 @@ func (s *scene) mustRunBinary(t *testing.T) {
 
 // nextCandidates is the table a run would write now, as the job's own
 // gathering and ranking compute it.
-func nextCandidates(t *testing.T, env *app.Env, policy hap.Policy) []candidateRow {
+func nextCandidates(t *testing.T, env *app.Env) []candidateRow {
 	t.Helper()
 	facts, err := env.Runner.Gather(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []candidateRow
-	for _, c := range facts.Candidates(policy) {
+	for _, c := range facts.Candidates() {
 		out = append(out, candidateRow{Binding: c.BindingName, GA: c.GlobalAccountID, Selectable: c.Selectable, Rank: c.Rank, Effective: c.EffectiveCount})
 	}
 	slices.SortFunc(out, func(a, b candidateRow) int { return strings.Compare(a.Binding, b.Binding) })

@@ -110,6 +110,7 @@ func assertRecovered(t *testing.T, s *scene, l *landscape.Landscape) {
 }
 
 func TestRunFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
+	testbed.Require(t)
 	s, l, previous := preparedScene(t, 31)
 	env := s.open(t, time.Now)
 	stopped := false
@@ -138,6 +139,7 @@ func TestRunFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
 }
 
 func TestRunStartsTheListOverWhenCompactionExpiresItsContinueToken(t *testing.T) {
+	testbed.Require(t)
 	l := faultLandscape(32)
 	s := newScene(t, l, releaseEverythingEmpty)
 	core, err := kubernetes.NewForConfig(bed.Kube.Config())
@@ -172,6 +174,7 @@ func TestRunStartsTheListOverWhenCompactionExpiresItsContinueToken(t *testing.T)
 // changed nothing; a run whose read was repeated after the restart is
 // right; the next run is right either way.
 func TestPostgresRestartDuringARunKeepsThePreviousTable(t *testing.T) {
+	testbed.Require(t)
 	for _, c := range []struct {
 		name, lock, table string
 		// mayRideOut: a read is repeated after a dropped connection, so
@@ -236,6 +239,7 @@ func TestPostgresRestartDuringARunKeepsThePreviousTable(t *testing.T) {
 // counts (as a failover or a terminated backend does): the read is
 // repeated on a fresh connection and the run succeeds.
 func TestARunRidesOutADroppedDatabaseConnection(t *testing.T) {
+	testbed.Require(t)
 	l := faultLandscape(37)
 	s := newScene(t, l, releaseEverythingEmpty)
 	env := s.open(t, time.Now)
@@ -288,6 +292,7 @@ func (s *scene) reconnect(t *testing.T) {
 // A Pushgateway that is down or failing costs the run nothing but a logged
 // error: its work stands and it exits 0.
 func TestRunSucceedsWhenThePushgatewayIsDown(t *testing.T) {
+	testbed.Require(t)
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -314,6 +319,7 @@ func TestRunSucceedsWhenThePushgatewayIsDown(t *testing.T) {
 // connections and never answers makes the run fail instead of hang. The
 // test's own context has no deadline, so only the job's timeouts can end it.
 func TestServersThatNeverAnswerFailTheRunInsteadOfHangingIt(t *testing.T) {
+	testbed.Require(t)
 	t.Run("gardener", func(t *testing.T) {
 		hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 		defer hang.Close()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
@@ -44,6 +45,7 @@ func (c *fakeClock) advance(d time.Duration) { c.unixNano.Add(int64(d)) }
 // instance references it at the moment of release. Each trial runs a
 // KEB-like actor concurrently with two pods' worth of runs.
 func TestNoBindingIsReleasedWhileReferenced(t *testing.T) {
+	testbed.Require(t)
 	first := firstSeed(t)
 	total := 0
 	for i := range *trials {

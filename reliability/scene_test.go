@@ -26,7 +26,10 @@ import (
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
 )
 
-func testContext(t *testing.T) context.Context { return testbed.Context(t, 10*time.Minute) }
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 10*time.Minute)
+}
 
 // scene is one loaded landscape in a world of its own, with the job's
 // configuration for it.

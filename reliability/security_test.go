@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/hap"
+	"github.com/kyma-project/hap-reconciler/testbed"
 )
 
 const (
@@ -40,6 +41,7 @@ CREATE SCHEMA hap AUTHORIZATION %[2]s;`, db, role)
 // The whole job, migrate and every job of a run with releases, works with
 // the least-privileged role.
 func TestTheJobRunsEndToEndWithTheLeastPrivilegedRole(t *testing.T) {
+	testbed.Require(t)
 	l := faultLandscape(41)
 	s := newScene(t, l, releaseEverythingEmpty)
 	s.databaseURL = grantLeastPrivilege(t, s)
@@ -58,6 +60,7 @@ func TestTheJobRunsEndToEndWithTheLeastPrivilegedRole(t *testing.T) {
 // Whatever way the password reaches the job and whatever fails, neither the
 // log nor the error shows it, in any spelling.
 func TestPasswordsNeverAppearInLogsOrErrors(t *testing.T) {
+	testbed.Require(t)
 	l := faultLandscape(42)
 	s := newScene(t, l, releaseEverythingEmpty)
 	right := grantLeastPrivilege(t, s)

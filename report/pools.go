@@ -21,16 +21,12 @@ func LivePools(ctx context.Context, r *jobs.Runner) ([]jobs.PoolRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := r.Config.RuleSet()
-	if err != nil {
-		return nil, err
-	}
 	now := r.Now()
 	history, err := r.Store.PoolHistory(ctx, now.Add(-jobs.ExhaustionWindow))
 	if err != nil {
 		r.Log.Warn("no pool history to estimate from: " + err.Error())
 	}
-	return jobs.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates(r.Config.Policy())), rs, history, now), nil
+	return jobs.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
 }
 
 // WritePoolsTable prints the pool view as `hap-reconciler pools` shows it.

@@ -103,11 +103,7 @@ func Live(ctx context.Context, r *jobs.Runner, ga string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	findings, err := r.Findings(f)
-	if err != nil {
-		return Report{}, err
-	}
-	rep := BuildReport(f.Candidates(r.Config.Policy()), findings, ga)
+	rep := BuildReport(f.Candidates(), jobs.Findings(f), ga)
 	rep.Source, rep.ComputedAt = "live", r.Now()
 	return rep, nil
 }

@@ -65,6 +65,9 @@ func (b *Bed) NewWorld(ctx context.Context, name string) (*World, error) {
 // starts the Bed into *bed, runs the tests and stops it again, returning the
 // exit code for os.Exit.
 func RunWithBed(m *testing.M, bed **Bed) int {
+	if Short() {
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	b, err := StartBed(ctx)
 	cancel()
@@ -83,6 +86,9 @@ func RunWithBed(m *testing.M, bed **Bed) int {
 
 // RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
 func RunWithPostgres(m *testing.M, pg **Postgres) int {
+	if Short() {
+		return m.Run()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	p, err := StartPostgres(ctx)
 	cancel()

@@ -10,6 +10,7 @@ import (
 // The generous timeout covers building kube-apiserver on a fresh machine.
 func KubeForTest(tb testing.TB, opts ...KubeOption) *Kube {
 	tb.Helper()
+	Require(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	k, err := StartKube(ctx, opts...)

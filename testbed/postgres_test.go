@@ -15,6 +15,7 @@ import (
 )
 
 func TestPostgresLifecycle(t *testing.T) {
+	Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	pg, err := StartPostgres(ctx)

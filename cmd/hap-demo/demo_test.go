@@ -18,6 +18,7 @@ import (
 )
 
 func TestDemoShowsThePlantedDriftTheSpreadGAsChoiceAndTheWouldRelease(t *testing.T) {
+	testbed.Require(t)
 	for _, c := range []struct {
 		name    string
 		args    []string

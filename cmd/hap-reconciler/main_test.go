@@ -19,7 +19,10 @@ var bed *testbed.Bed
 
 func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
-func testContext(t *testing.T) context.Context { return testbed.Context(t, 5*time.Minute) }
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 5*time.Minute)
+}
 
 // scene is a loaded landscape and the flags that point the CLI at it.
 type scene struct {

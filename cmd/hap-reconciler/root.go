@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
 // globals are the flags every command shares.
@@ -68,6 +69,9 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 func (g *globals) load() (config.Config, error) {
 	cfg, err := config.LoadWithEnv(g.configFile, g.getenv)
 	if err != nil {
+		return cfg, err
+	}
+	if err := jobs.CheckSchedules(cfg); err != nil {
 		return cfg, err
 	}
 	if g.namespace != "" {

@@ -29,7 +29,7 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return normalize(f.Candidates(apart.Config.Policy()))
+		return normalize(f.Candidates())
 	}
 	// The first fill of the watch is a change too: the table appears.
 	want := full()

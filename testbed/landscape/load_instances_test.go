@@ -11,6 +11,7 @@ import (
 )
 
 func TestLoadInstancesCopiesEveryRowAsGenerated(t *testing.T) {
+	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	pg, err := testbed.StartPostgres(ctx)

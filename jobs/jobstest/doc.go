@@ -1,0 +1,8 @@
+// Package jobstest holds in-memory fakes of the jobs' ports (jobs.Gardener,
+// jobs.Store, jobs.Locker), so that each job's decide-then-act path can be
+// tested in milliseconds, under `go test -short`. They keep the contracts the
+// ports' comments state (optimistic concurrency on labels, findings that
+// open and resolve, release intents settled by later rows) and nothing more.
+// What only the real systems can show (paging, watches, SQL, locks, races,
+// crashes) stays tested against the real test bed.
+package jobstest
