@@ -37,6 +37,9 @@ type Settings struct {
 	RESTConfig *rest.Config
 	// Gardener, when set, replaces the API client (an export file, say).
 	Gardener jobs.Gardener
+	// Watch, when set, answers the jobs' lists from watch caches of the
+	// API (see Watch); serve uses it.
+	Watch *Watch
 	// DatabaseURL is the --database-url flag; empty falls back to the
 	// environment (DATABASE_URL, then KEB's APP_DATABASE_*).
 	DatabaseURL string
@@ -55,6 +58,9 @@ type Env struct {
 	Reports report.Store
 	Metrics *metrics.Metrics
 	Log     *zap.Logger
+
+	// watch is the watch Open started, if any.
+	watch *watchedPort
 }
 
 // Open connects what needs asks for and returns the wired job.
@@ -73,13 +79,13 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		env.Reports = explainingReports{Store: store, schema: store.Schema()}
 		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
 	}
-	if needs.Gardener {
-		g, err := openGardener(s)
+	if needs.Gardener || s.Watch != nil {
+		g, watch, err := openGardener(s)
 		if err != nil {
 			env.Close()
 			return nil, err
 		}
-		env.Runner.Gardener = g
+		env.Runner.Gardener, env.watch = g, watch
 	}
 	return env, nil
 }
@@ -120,21 +126,37 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 	return store, nil
 }
 
-func openGardener(s Settings) (jobs.Gardener, error) {
+// openGardener chooses the job's Gardener source once (an export, the
+// API, or the API watched) and wraps it once, in the port that explains
+// failures.
+func openGardener(s Settings) (jobs.Gardener, *watchedPort, error) {
 	if s.Gardener != nil {
-		return explainingGardener{Gardener: s.Gardener, namespace: s.Config.Namespace}, nil
+		if s.Watch != nil {
+			return nil, nil, fmt.Errorf("watching needs the Gardener API, but this job reads Gardener from %T", s.Gardener)
+		}
+		return explainingGardener{Gardener: s.Gardener, namespace: s.Config.Namespace}, nil, nil
 	}
 	cfg := s.RESTConfig
 	if cfg == nil {
 		var err error
 		if cfg, err = gardener.RESTConfig(s.Kubeconfig); err != nil {
-			return nil, fmt.Errorf("cannot reach Gardener: %w", err)
+			return nil, nil, fmt.Errorf("cannot reach Gardener: %w", err)
 		}
 	}
 	c := s.Config.Gardener
 	client, err := gardener.NewClient(cfg, s.Config.Namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return explainingGardener{Gardener: &gardenerPort{client: client, log: s.Log}, namespace: s.Config.Namespace, host: cfg.Host}, nil
+	live := &gardenerPort{client: client, log: s.Log}
+	explain := explainingGardener{Gardener: live, namespace: s.Config.Namespace, host: cfg.Host}
+	if s.Watch == nil {
+		return explain, nil, nil
+	}
+	watched, err := watchGardener(live, s.Watch, s.Log)
+	if err != nil {
+		return nil, nil, err
+	}
+	explain.Gardener = watched
+	return explain, watched, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/gardener"
 	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
 )
 
 // firstFillTimeout bounds the first full list of shoots and bindings when
@@ -20,57 +19,51 @@ import (
 // minute; much longer means something is wrong.
 const firstFillTimeout = 5 * time.Minute
 
-// WatchGardener makes the runner's shoot and binding lists answer from
-// memory: shoots and bindings are listed once, then kept current by
-// watching, holding only what decisions read. Reading one binding and
-// changing its labels still go to the API server, so a release re-checks
-// and guards its write against the live binding.
+// Watch asks Open for Gardener lists answered from memory: shoots and
+// bindings are listed once, then kept current by watching, holding only what
+// decisions read. Reading one binding and changing its labels still go to
+// the API server, so a release re-checks and guards its write against the
+// live binding.
 //
-// Call it once, before the first run. Watching lasts as long as ctx; after
-// that, and whenever the watch is broken and being re-established, lists
-// fail (after a short wait) rather than answer from a stale cache. opts
-// tune the watch (gardener.WithChanges, say).
-func (e *Env) WatchGardener(ctx context.Context, opts ...gardener.WatchOption) error {
-	live, rewrap, err := e.liveGardener()
+// Watching lasts as long as Context; after that, and whenever the watch is
+// broken and being re-established, lists fail (after a short wait) rather
+// than answer from a stale cache. Options tune the watch
+// (gardener.WithChanges, say).
+type Watch struct {
+	Context context.Context
+	Options []gardener.WatchOption
+}
+
+// watchGardener starts watching through live's client and returns the port
+// that lists from the watch. The first full list goes on in the
+// background; Env.WaitForGardener waits for it.
+func watchGardener(live *gardenerPort, w *Watch, log *zap.Logger) (*watchedPort, error) {
+	health := &watchHealthLog{log: log, broken: map[string]bool{}}
+	watcher, err := gardener.NewWatcher(live.client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, w.Options...)...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	health := &watchHealthLog{log: e.Log, broken: map[string]bool{}}
-	w, err := gardener.NewWatcher(live.client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, opts...)...)
-	if err != nil {
-		return err
+	ctx, stop := context.WithCancel(w.Context)
+	watcher.Start(ctx)
+	return &watchedPort{gardenerPort: live, watcher: watcher, stop: stop, started: time.Now()}, nil
+}
+
+// WaitForGardener waits until the watch Open started holds the first full
+// list of shoots and bindings, for at most firstFillTimeout. Without a
+// watch there is nothing to wait for.
+func (e *Env) WaitForGardener(ctx context.Context) error {
+	if e.watch == nil {
+		return nil
 	}
-	watchCtx, stop := context.WithCancel(ctx)
-	start := time.Now()
-	w.Start(watchCtx)
-	syncCtx, cancel := context.WithTimeout(ctx, firstFillTimeout)
+	ctx, cancel := context.WithTimeout(ctx, firstFillTimeout)
 	defer cancel()
-	if err := w.WaitForSync(syncCtx); err != nil {
-		stop()
+	if err := e.watch.watcher.WaitForSync(ctx); err != nil {
+		e.watch.stop()
 		return fmt.Errorf("watching Gardener: %w", err)
 	}
 	e.Log.Info("watching Gardener: shoots and bindings were listed once and are kept current from now on",
-		zap.Duration("firstList", time.Since(start)))
-	e.Runner.Gardener = rewrap(&watchedPort{gardenerPort: live, watcher: w, stop: stop})
+		zap.Duration("firstList", time.Since(e.watch.started)))
 	return nil
-}
-
-// liveGardener finds the API client behind the runner's Gardener port and
-// returns how to put a replacement in its place, keeping the wrapping that
-// explains failures.
-func (e *Env) liveGardener() (*gardenerPort, func(jobs.Gardener) jobs.Gardener, error) {
-	switch g := e.Runner.Gardener.(type) {
-	case *gardenerPort:
-		return g, func(w jobs.Gardener) jobs.Gardener { return w }, nil
-	case explainingGardener:
-		if live, ok := g.Gardener.(*gardenerPort); ok {
-			return live, func(w jobs.Gardener) jobs.Gardener { g.Gardener = w; return g }, nil
-		}
-		return nil, nil, fmt.Errorf("watching needs the Gardener API, but this job reads Gardener from %T", g.Gardener)
-	case nil:
-		return nil, nil, errors.New("watching needs the Gardener API, but this job was opened without Gardener")
-	}
-	return nil, nil, fmt.Errorf("watching needs the Gardener API, but this job reads Gardener from %T", e.Runner.Gardener)
 }
 
 // watchedPort lists from the watch caches and does everything else live,
@@ -78,8 +71,9 @@ func (e *Env) liveGardener() (*gardenerPort, func(jobs.Gardener) jobs.Gardener, 
 type watchedPort struct {
 	*gardenerPort
 	watcher *gardener.Watcher
-	// stop ends the watch; the context WatchGardener was given does too.
-	stop context.CancelFunc
+	// stop ends the watch; the end of Watch.Context does too.
+	stop    context.CancelFunc
+	started time.Time
 }
 
 func (p *watchedPort) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error {

@@ -33,10 +33,10 @@ func shootNames(t *testing.T, ctx context.Context, env *Env) []string {
 	return names
 }
 
-// After WatchGardener the runner's lists come from the watch: a shoot
+// Opened with a Watch, the runner's lists come from the watch: a shoot
 // deleted afterwards disappears from them without another full list, while
 // reading a binding still asks the API server.
-func TestWatchGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
+func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -61,12 +61,12 @@ func TestWatchGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 			return rt.RoundTrip(r)
 		})
 	})
-	env, err := Open(ctx, Settings{Config: cfg, RESTConfig: restConfig, Log: zap.NewNop()}, Needs{Gardener: true})
+	env, err := Open(ctx, Settings{Config: cfg, RESTConfig: restConfig, Log: zap.NewNop(), Watch: &Watch{Context: ctx}}, Needs{Gardener: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer env.Close()
-	if err := env.WatchGardener(ctx); err != nil {
+	if err := env.WaitForGardener(ctx); err != nil {
 		t.Fatal(err)
 	}
 	firstFill := lists.Load()
@@ -115,18 +115,13 @@ func TestWatchGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 	}
 }
 
-func TestWatchGardenerRefusesASourceThatIsNotTheAPI(t *testing.T) {
-	testbed.Require(t)
+func TestOnlyTheAPICanBeWatched(t *testing.T) {
 	cfg := config.Default()
 	cfg.Namespace = "garden-kyma"
-	for name, needs := range map[string]Needs{"no Gardener": {}, "an export file": {Gardener: true}} {
-		env, err := Open(context.Background(), Settings{Config: cfg, Gardener: fileLike{}, Log: zap.NewNop()}, needs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := env.WatchGardener(context.Background()); err == nil {
-			t.Errorf("%s: WatchGardener succeeded", name)
-		}
+	_, err := Open(context.Background(), Settings{Config: cfg, Gardener: fileLike{}, Log: zap.NewNop(),
+		Watch: &Watch{Context: context.Background()}}, Needs{Gardener: true})
+	if err == nil || !strings.Contains(err.Error(), "watching needs the Gardener API") {
+		t.Errorf("watching an export: %v", err)
 	}
 }
 

@@ -81,7 +81,7 @@ func TestReportLiveOnAKubectlExportEqualsTheLiveAPI(t *testing.T) {
 // kubeconfig.
 func (s *scene) offline(t *testing.T, files []string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	all := append(args, "--config", s.config, "--database-url", s.world.DatabaseURL)
+	all := append(args, "--config", s.ConfigPath, "--database-url", s.World.DatabaseURL)
 	for _, f := range files {
 		all = append(all, "--gardener-file", f)
 	}
@@ -93,7 +93,7 @@ func (s *scene) offline(t *testing.T, files []string, args ...string) (code int,
 func (s *scene) export(t *testing.T, kubectl, dir, name, kinds, format string) string {
 	t.Helper()
 	cmd := exec.CommandContext(testContext(t), kubectl, "--kubeconfig", bed.Kube.KubeconfigPath(),
-		"get", kinds, "-n", s.world.Namespace, "-o", format)
+		"get", kinds, "-n", s.World.Namespace, "-o", format)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -81,17 +81,33 @@ func TestTwoRunsAtOnceOnlyOneDoesTheWork(t *testing.T) {
 // not offer, such as Runner.BeforeAct.
 func (s *scene) open(t *testing.T, log io.Writer) *environment {
 	t.Helper()
-	g := &globals{
-		configFile: s.config, namespace: s.world.Namespace, kubeconfig: bed.Kube.KubeconfigPath(),
-		databaseURL: s.world.DatabaseURL, logLevel: "info",
-		getenv: func(string) string { return "" }, stdout: io.Discard, stderr: log,
-	}
-	env, err := g.open(testContext(t), openForRun)
+	env, err := s.globals(log).open(testContext(t), openForRun)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
 	return env
+}
+
+// openToServe opens the job as serve does, Gardener watched, listening on
+// a free port.
+func (s *scene) openToServe(t *testing.T, log io.Writer, dryRun bool) (*environment, serving) {
+	t.Helper()
+	env, sv, err := s.globals(log).openToServe(testContext(t), "127.0.0.1:0", dryRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	t.Cleanup(sv.cancelJobs)
+	return env, sv
+}
+
+func (s *scene) globals(log io.Writer) *globals {
+	return &globals{
+		configFile: s.ConfigPath, namespace: s.World.Namespace, kubeconfig: bed.Kube.KubeconfigPath(),
+		databaseURL: s.World.DatabaseURL, logLevel: "info",
+		getenv: func(string) string { return "" }, stdout: io.Discard, stderr: log,
+	}
 }
 
 func (s *scene) rows(t *testing.T, table string) int {

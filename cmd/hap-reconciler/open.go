@@ -28,6 +28,12 @@ var (
 // warnings and the multi-account policy in effect, and wires what needs asks
 // for.
 func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, error) {
+	return g.openWatching(ctx, needs, nil)
+}
+
+// openWatching is open, with Gardener's lists answered from a watch when
+// watch is set (serve).
+func (g *globals) openWatching(ctx context.Context, needs app.Needs, watch *app.Watch) (*environment, error) {
 	cfg, err := g.load()
 	if err != nil {
 		return nil, err
@@ -62,6 +68,7 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 		Config:      cfg,
 		Kubeconfig:  g.kubeconfig,
 		Gardener:    export,
+		Watch:       watch,
 		DatabaseURL: g.databaseURL,
 		Getenv:      g.getenv,
 		Log:         log,

@@ -30,12 +30,12 @@ import (
 func TestNoAccessToTheNamespaceSaysToCheckRBAC(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
 	kubeconfig := impersonating(t, "hap-without-rbac")
-	code, _, errOut := execCLI(t, "run", "--config", s.config, "--namespace", s.world.Namespace,
-		"--kubeconfig", kubeconfig, "--database-url", s.world.DatabaseURL)
+	code, _, errOut := execCLI(t, "run", "--config", s.ConfigPath, "--namespace", s.World.Namespace,
+		"--kubeconfig", kubeconfig, "--database-url", s.World.DatabaseURL)
 	line := oneLine(t, code, errOut)
 	for _, want := range []string{
 		"run failed: the picture is incomplete, nothing was changed: ",
-		`in Gardener project namespace "` + s.world.Namespace + `": check that the job's identity`,
+		`in Gardener project namespace "` + s.World.Namespace + `": check that the job's identity`,
 		"may get, list and watch shoots and credentialsbindings there",
 	} {
 		if !strings.Contains(line, want) {
@@ -46,12 +46,12 @@ func TestNoAccessToTheNamespaceSaysToCheckRBAC(t *testing.T) {
 
 func TestWrongDatabaseCredentialsSayToCheckUserAndPassword(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
-	role, password, wrong := "role_"+s.world.DatabaseName, "the-right-one", "not-the-password-4711"
+	role, password, wrong := "role_"+s.World.DatabaseName, "the-right-one", "not-the-password-4711"
 	if err := bed.Postgres.CreateRole(testContext(t), role, password); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := execCLI(t, "report", "--config", s.config,
-		"--database-url", bed.Postgres.RoleURL(role, wrong, s.world.DatabaseName))
+	code, _, errOut := execCLI(t, "report", "--config", s.ConfigPath,
+		"--database-url", bed.Postgres.RoleURL(role, wrong, s.World.DatabaseName))
 	line := oneLine(t, code, errOut)
 	if !strings.HasPrefix(line, "hap-reconciler: KEB's database refused the job's login: check the user and password") {
 		t.Errorf("got %q", line)
@@ -70,7 +70,7 @@ func TestUnreachableOrMissingDatabaseSaysWhatToCheck(t *testing.T) {
 		{"nothing listens", "postgres://postgres@" + closedAddress(t) + "/broker?sslmode=disable&connect_timeout=5",
 			"hap-reconciler: cannot reach KEB's database: check the host and port"},
 	} {
-		code, _, errOut := execCLI(t, "report", "--config", s.config, "--database-url", c.url)
+		code, _, errOut := execCLI(t, "report", "--config", s.ConfigPath, "--database-url", c.url)
 		if line := oneLine(t, code, errOut); !strings.HasPrefix(line, c.want) {
 			t.Errorf("%s: got %q", c.name, line)
 		}
@@ -91,8 +91,8 @@ func TestUnreachableGardenerSaysToCheckTheServerAddress(t *testing.T) {
 	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := execCLI(t, "report", "--live", "--config", s.config, "--namespace", s.world.Namespace,
-		"--kubeconfig", kubeconfig, "--database-url", s.world.DatabaseURL)
+	code, _, errOut := execCLI(t, "report", "--live", "--config", s.ConfigPath, "--namespace", s.World.Namespace,
+		"--kubeconfig", kubeconfig, "--database-url", s.World.DatabaseURL)
 	if line := oneLine(t, code, errOut); !strings.Contains(line, "cannot reach Gardener at "+host+": check the server address in the kubeconfig") {
 		t.Errorf("got %q", line)
 	}
@@ -119,8 +119,8 @@ func TestGardenerKindsNotServedSaysToCheckTheKubeconfig(t *testing.T) {
 	}
 	s := load(t, tinyLandscape(), plantedConfig)
 	s.mustRun(t, "migrate")
-	code, _, errOut := execCLI(t, "report", "--live", "--config", s.config, "--namespace", ns,
-		"--kubeconfig", kube.KubeconfigPath(), "--database-url", s.world.DatabaseURL)
+	code, _, errOut := execCLI(t, "report", "--live", "--config", s.ConfigPath, "--namespace", ns,
+		"--kubeconfig", kube.KubeconfigPath(), "--database-url", s.World.DatabaseURL)
 	line := oneLine(t, code, errOut)
 	for _, want := range []string{
 		"Gardener at " + kube.Config().Host + " does not serve ",
@@ -135,7 +135,7 @@ func TestGardenerKindsNotServedSaysToCheckTheKubeconfig(t *testing.T) {
 func TestLockHeldSaysAnotherRunHoldsIt(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
 	s.mustRun(t, "migrate")
-	holder, err := db.Open(testContext(t), s.world.DatabaseURL, db.Options{})
+	holder, err := db.Open(testContext(t), s.World.DatabaseURL, db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestRunPushesTheKEBMetricsToARealPushgateway(t *testing.T) {
 	s.mustRun(t, "run", "--pushgateway-url", gateway)
 
 	families := scrape(t, gateway+"/metrics")
-	group := map[string]string{"job": "hap-reconciler", "instance": s.world.Namespace}
+	group := map[string]string{"job": "hap-reconciler", "instance": s.World.Namespace}
 	assertPlantedSeries(t, families, group)
 	truth := fleetTruth(t, l)
 	for _, name := range kebFamilies {

@@ -214,7 +214,7 @@ func TestAWrongNamespaceKeepsThePreviousCandidateTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	wrong := *s
-	wrong.world = &testbed.World{Namespace: empty, DatabaseName: s.world.DatabaseName, DatabaseURL: s.world.DatabaseURL}
+	wrong.world = &testbed.World{Namespace: empty, DatabaseName: s.World.DatabaseName, DatabaseURL: s.World.DatabaseURL}
 	code, _, stderr := wrong.cli(t, "run", "--jobs", "candidates")
 	if code != exitFailed || !strings.Contains(stderr, "keeping the previous candidate table") {
 		t.Fatalf("exit %d, want %d with a clear line; stderr:\n%s", code, exitFailed, stderr)

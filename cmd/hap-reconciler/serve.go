@@ -37,15 +37,13 @@ stops scheduling and lets the running job finish (or cancels it after a grace
 period, which leaves everything consistent).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, err := g.open(cmd.Context(), openForServe)
+			env, s, err := g.openToServe(cmd.Context(), listen, dryRun)
 			if err != nil {
 				return err
 			}
 			defer env.Close()
-			if listen == "" {
-				listen = env.Config.Metrics.Listen
-			}
-			return serve(cmd.Context(), env, listen, dryRun)
+			defer s.cancelJobs()
+			return serve(cmd.Context(), env, s)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
@@ -53,7 +51,37 @@ period, which leaves everything consistent).`,
 	return cmd
 }
 
-func serve(ctx context.Context, env *environment, listen string, dryRun bool) error {
+// openToServe opens the job as serve runs it. Jobs outlive SIGTERM by the
+// grace period, then are cancelled, and the watch of Gardener ends with
+// them: between runs, shoots and bindings are kept current by watching, so
+// a scheduled run reads them from memory instead of paging the whole
+// namespace again, and a change a decision reads brings the candidate table
+// up to date within seconds.
+func (g *globals) openToServe(ctx context.Context, listen string, dryRun bool) (*environment, serving, error) {
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	changed, changes := app.Changes()
+	env, err := g.openWatching(ctx, openForServe, &app.Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(changed)}})
+	if err != nil {
+		cancelJobs()
+		return nil, serving{}, err
+	}
+	if listen == "" {
+		listen = env.Config.Metrics.Listen
+	}
+	return env, serving{listen: listen, dryRun: dryRun, jobCtx: jobCtx, cancelJobs: cancelJobs, changes: changes}, nil
+}
+
+// serving is what serve runs with: where it listens, whether releases are
+// dry runs, the jobs' context (see serveCmd) and the changes the watch saw.
+type serving struct {
+	listen     string
+	dryRun     bool
+	jobCtx     context.Context
+	cancelJobs context.CancelFunc
+	changes    <-chan struct{}
+}
+
+func serve(ctx context.Context, env *environment, s serving) error {
 	env.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var ready atomic.Bool
 	mux := http.NewServeMux()
@@ -66,9 +94,9 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", s.listen)
 	if err != nil {
-		return usageError{fmt.Errorf("--listen %s: %w", listen, err)}
+		return usageError{fmt.Errorf("--listen %s: %w", s.listen, err)}
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -78,26 +106,18 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	}()
 	env.Log.Info("serving", zap.String("listen", ln.Addr().String()))
 
-	// Jobs outlive SIGTERM by the grace period, then are cancelled.
-	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelJobs()
-	queue := &app.JobQueue{Env: env, Stopping: ctx, JobCtx: jobCtx, DryRun: dryRun}
+	queue := &app.JobQueue{Env: env, Stopping: ctx, JobCtx: s.jobCtx, DryRun: s.dryRun}
 	scheduler, err := queue.Schedule()
 	if err != nil {
 		return usageError{err}
 	}
-	// Between runs, shoots and bindings are kept current by watching, so a
-	// scheduled run reads them from memory instead of paging the whole
-	// namespace again; a change a decision reads brings the candidate table
-	// up to date within seconds. The watch ends with the jobs.
-	changed, changes := app.Changes()
-	if err := env.WatchGardener(jobCtx, gardener.WithChanges(changed)); err != nil {
+	if err := env.WaitForGardener(s.jobCtx); err != nil {
 		return err
 	}
 	reacting := make(chan struct{})
 	go func() {
 		defer close(reacting)
-		queue.ReactToChanges(changes)
+		queue.ReactToChanges(s.changes)
 	}()
 	scheduler.Start()
 	ready.Store(true)
@@ -110,7 +130,7 @@ func serve(ctx context.Context, env *environment, listen string, dryRun bool) er
 	case <-allDone(stopped.Done(), reacting):
 	case <-time.After(shutdownGrace):
 		env.Log.Warn("running job did not finish within the grace period; cancelling it")
-		cancelJobs()
+		s.cancelJobs()
 		<-allDone(stopped.Done(), reacting)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -41,7 +41,7 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bindings := client.Resource(testbed.CredentialsBindingsResource).Namespace(s.world.Namespace)
+	bindings := client.Resource(testbed.CredentialsBindingsResource).Namespace(s.World.Namespace)
 	label := func(name, key, value string) {
 		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{key: value}}})
 		if _, err := bindings.Patch(testContext(t), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
@@ -50,7 +50,7 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	}
 	label("ali-free-1", hap.LabelTenantName, "ga-ali")
 	label("ali-b", hap.LabelDirty, "false")
-	shoots := client.Resource(testbed.ShootsResource).Namespace(s.world.Namespace)
+	shoots := client.Resource(testbed.ShootsResource).Namespace(s.World.Namespace)
 	if err := shoots.Delete(testContext(t), shootOf(t, shoots, "ali-a"), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := client.Resource(testbed.CredentialsBindingsResource).Namespace(s.world.Namespace).Get(testContext(t), "aws-empty", metav1.GetOptions{})
+	b, err := client.Resource(testbed.CredentialsBindingsResource).Namespace(s.World.Namespace).Get(testContext(t), "aws-empty", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 // serveDryRun runs serve --dry-run on the scene until the test ends.
 func (s *scene) serveDryRun(t *testing.T) {
 	t.Helper()
-	env := s.open(t, &testbed.SyncBuffer{})
+	env, sv := s.openToServe(t, &testbed.SyncBuffer{}, true)
 	ctx, stop := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, "127.0.0.1:0", true) }()
+	go func() { done <- serve(ctx, env, sv) }()
 	t.Cleanup(func() {
 		stop()
 		if err := <-done; err != nil {

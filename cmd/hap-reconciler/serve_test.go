@@ -30,7 +30,7 @@ func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
 	var log testbed.SyncBuffer
 	exit := make(chan int, 1)
 	go func() {
-		args := append([]string{"serve", "--listen", "127.0.0.1:0"}, s.flags()...)
+		args := append([]string{"serve", "--listen", "127.0.0.1:0"}, s.Flags()...)
 		exit <- execute(ctx, args, io.Discard, &log, func(string) string { return "" })
 	}()
 	stopped := false
@@ -57,7 +57,7 @@ func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
 
 	// A binding that disappears from Gardener between two runs disappears
 	// from /metrics with the next run.
-	deleteBinding(t, s.world.Namespace, "ali-c")
+	deleteBinding(t, s.World.Namespace, "ali-c")
 	families = scrapeWhen(t, base+"/metrics", "the series of the deleted binding to go", func(f []*dto.MetricFamily) bool {
 		_, present := values(f, "keb_shoots_per_credentials_binding", nil)[aliBinding("ali-c")]
 		return !present
@@ -84,7 +84,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1s", "@every 1h", "@every 1h"))
 	var log testbed.SyncBuffer
-	env := s.open(t, &log)
+	env, sv := s.openToServe(t, &log, false)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	env.Runner.BeforeAct = func(job string) {
@@ -95,7 +95,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	}
 	ctx, sigterm := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, "127.0.0.1:0", false) }()
+	go func() { done <- serve(ctx, env, sv) }()
 	released := false
 	t.Cleanup(func() {
 		if !released {
