@@ -30,9 +30,6 @@ type candidateRow struct {
 	ComputedAt      time.Time `gorm:"column:computed_at"`
 }
 
-// CandidateRow is a row of the candidate table as reports show it.
-type CandidateRow = hap.StoredCandidate
-
 // ReplaceCandidates brings the candidate table to rows, computed from a
 // snapshot whose reservations absorbed lists (see ReadInstanceCounts).
 //
@@ -247,11 +244,11 @@ func candidateRows(rows []hap.Candidate, computedAt time.Time) ([]candidateRow, 
 }
 
 // Candidates lists the candidate rows of ga ("" is the shared pools), or of
-// every GA with AllGlobalAccounts, in pick order within each pool.
-func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, error) {
+// every GA with hap.AllGlobalAccounts, in pick order within each pool.
+func (s *Store) Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error) {
 	var rows []candidateRow
 	q := s.db.WithContext(ctx).Table(s.table("binding_candidates"))
-	if ga != AllGlobalAccounts {
+	if ga != hap.AllGlobalAccounts {
 		q = q.Where("global_account_id = ?", ga)
 	}
 	// Byte order, as the decisions compare names, whatever the collation.
@@ -262,9 +259,9 @@ func (s *Store) Candidates(ctx context.Context, ga string) ([]CandidateRow, erro
 	if err := s.db.WithContext(ctx).Raw("SELECT coalesce(max(computed_at), '0001-01-01') FROM " + s.table("candidates_computed")).Scan(&computedAt).Error; err != nil {
 		return nil, s.wrap("read when the candidates were computed", err)
 	}
-	out := make([]CandidateRow, 0, len(rows))
+	out := make([]hap.StoredCandidate, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, CandidateRow{
+		out = append(out, hap.StoredCandidate{
 			Candidate: hap.Candidate{
 				GlobalAccountID: r.GlobalAccountID,
 				Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},

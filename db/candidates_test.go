@@ -79,13 +79,13 @@ func TestSaveEmptySinceReplacesTheSet(t *testing.T) {
 	ctx := testContext(t)
 	t1 := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	t2 := t1.Add(24 * time.Hour)
-	if err := s.SaveEmptySince(ctx, map[string]EmptySighting{
+	if err := s.SaveEmptySince(ctx, map[string]hap.EmptySighting{
 		"b-1": {GlobalAccountID: "ga-a", Since: t1},
 		"b-2": {GlobalAccountID: "ga-a", Since: t2},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SaveEmptySince(ctx, map[string]EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: t2}}); err != nil {
+	if err := s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: t2}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.EmptySince(ctx)
@@ -95,7 +95,7 @@ func TestSaveEmptySinceReplacesTheSet(t *testing.T) {
 	if len(got) != 1 || !got["b-2"].Since.Equal(t2) || got["b-2"].GlobalAccountID != "ga-a" {
 		t.Errorf("empty since: %v; want only b-2 since %s", got, t2)
 	}
-	if err := s.SaveEmptySince(ctx, map[string]EmptySighting{"b-3": {GlobalAccountID: "ga-a"}}); err == nil || !containsAll(err.Error(), `"b-3"`) {
+	if err := s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-3": {GlobalAccountID: "ga-a"}}); err == nil || !containsAll(err.Error(), `"b-3"`) {
 		t.Errorf("sighting without time: %v; want an error naming the binding", err)
 	}
 }
@@ -104,17 +104,21 @@ func TestRecordRelease(t *testing.T) {
 	s, _ := migratedStore(t)
 	ctx := testContext(t)
 	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := ReleaseRecord{BindingName: "b-1", GlobalAccountID: "ga-a", Pool: hap.Pool{HyperscalerType: "aws", EUAccess: true},
+	r := hap.ReleaseRecord{BindingName: "b-1", GlobalAccountID: "ga-a", Pool: hap.Pool{HyperscalerType: "aws", EUAccess: true},
 		Mode: "release", Reason: "empty for 7 days", DryRun: true, Outcome: hap.OutcomeWouldRelease, At: at}
 	if err := s.RecordRelease(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	var got releaseRow
-	if err := s.db.Table("hap.binding_releases").First(&got).Error; err != nil {
+	history, err := s.ReleaseHistory(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if got.BindingName != "b-1" || !got.EUAccess || !got.DryRun || got.Outcome != hap.OutcomeWouldRelease || !got.CreatedAt.Equal(at) {
-		t.Errorf("stored %+v", got)
+	if len(history) != 1 || !history[0].At.Equal(at) {
+		t.Fatalf("release history %+v, want the one record at %s", history, at)
+	}
+	if got := history[0]; got.BindingName != "b-1" || !got.Pool.EUAccess || !got.DryRun || got.Outcome != hap.OutcomeWouldRelease ||
+		got.Mode != r.Mode || got.Reason != r.Reason || got.GlobalAccountID != "ga-a" {
+		t.Errorf("stored %+v, want %+v", got, r)
 	}
 	r.Outcome = ""
 	if err := s.RecordRelease(ctx, r); err == nil || !containsAll(err.Error(), `"b-1"`, "outcome") {

@@ -38,9 +38,6 @@ type findingKey struct {
 
 func (r driftRow) key() findingKey { return findingKey{r.BindingName, r.Kind, r.GlobalAccountID} }
 
-// OpenFinding is a finding not resolved yet.
-type OpenFinding = hap.OpenFinding
-
 // RecordFindings stores the findings of one run, in one transaction: a
 // finding already open keeps its first_seen and gets this run's counts and
 // last_seen; a new one is opened; an open one this run did not produce is
@@ -149,19 +146,19 @@ func driftRows(findings []hap.Finding, now time.Time) ([]driftRow, error) {
 }
 
 // OpenFindings lists the open findings about ga, or about every GA with
-// AllGlobalAccounts.
-func (s *Store) OpenFindings(ctx context.Context, ga string) ([]OpenFinding, error) {
+// hap.AllGlobalAccounts.
+func (s *Store) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error) {
 	var rows []driftRow
 	q := s.db.WithContext(ctx).Table(s.table("binding_drift")).Where("resolved_at IS NULL")
-	if ga != AllGlobalAccounts {
+	if ga != hap.AllGlobalAccounts {
 		q = q.Where("global_account_id = ?", ga)
 	}
 	if err := q.Order(`global_account_id COLLATE "C", binding_name COLLATE "C", kind`).Find(&rows).Error; err != nil {
 		return nil, s.wrap("read open findings", err)
 	}
-	out := make([]OpenFinding, 0, len(rows))
+	out := make([]hap.OpenFinding, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, OpenFinding{
+		out = append(out, hap.OpenFinding{
 			Finding: hap.Finding{
 				BindingName:     r.BindingName,
 				GlobalAccountID: r.GlobalAccountID,

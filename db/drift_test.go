@@ -47,7 +47,7 @@ func TestRecordFindingsKeepsFirstSeenAndResolvesWhatDisappeared(t *testing.T) {
 	if m.Kind != hap.KindCountMismatch || m.DBCount != 7 || m.ShootCount != 8 || !m.FirstSeen.Equal(t1) || !m.LastSeen.Equal(t2) {
 		t.Errorf("mismatch after the second run: %+v; want counts 7/8, first seen %s, last seen %s", m, t1, t2)
 	}
-	all, err := s.OpenFindings(ctx, AllGlobalAccounts)
+	all, err := s.OpenFindings(ctx, hap.AllGlobalAccounts)
 	if err != nil || len(all) != 2 {
 		t.Fatalf("open findings of all GAs: %+v, %v; want mismatch and cross tenant", all, err)
 	}

@@ -10,10 +10,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
-// EmptySighting is since when a claimed binding has been seen empty, and
-// by which GA it was held.
-type EmptySighting = hap.EmptySighting
-
 type emptySinceRow struct {
 	BindingName     string    `gorm:"column:binding_name"`
 	GlobalAccountID string    `gorm:"column:global_account_id"`
@@ -22,14 +18,14 @@ type emptySinceRow struct {
 }
 
 // EmptySince returns since when each binding has been seen empty, by name.
-func (s *Store) EmptySince(ctx context.Context) (map[string]EmptySighting, error) {
+func (s *Store) EmptySince(ctx context.Context) (map[string]hap.EmptySighting, error) {
 	var rows []emptySinceRow
 	if err := s.db.WithContext(ctx).Table(s.table("binding_empty_since")).Find(&rows).Error; err != nil {
 		return nil, s.wrap("read empty bindings", err)
 	}
-	out := make(map[string]EmptySighting, len(rows))
+	out := make(map[string]hap.EmptySighting, len(rows))
 	for _, r := range rows {
-		out[r.BindingName] = EmptySighting{GlobalAccountID: r.GlobalAccountID, Since: r.EmptySince}
+		out[r.BindingName] = hap.EmptySighting{GlobalAccountID: r.GlobalAccountID, Since: r.EmptySince}
 	}
 	return out, nil
 }
@@ -37,7 +33,7 @@ func (s *Store) EmptySince(ctx context.Context) (map[string]EmptySighting, error
 // SaveEmptySince replaces the whole set of empty bindings, keyed by binding
 // name, in one transaction: a binding missing from sightings is no longer
 // empty, and its clock starts over when it is next seen empty.
-func (s *Store) SaveEmptySince(ctx context.Context, sightings map[string]EmptySighting) error {
+func (s *Store) SaveEmptySince(ctx context.Context, sightings map[string]hap.EmptySighting) error {
 	rows := make([]emptySinceRow, 0, len(sightings))
 	for name, e := range sightings {
 		if name == "" {

@@ -62,9 +62,6 @@ SELECT * FROM (
 ) per_binding_and_owner
 ORDER BY binding_name COLLATE "C", global_account_id COLLATE "C"`
 
-// InstanceRead is what one consistent read of KEB's table yields.
-type InstanceRead = hap.InstanceRead
-
 type instanceCountRow struct {
 	BindingName     string `gorm:"column:binding_name"`
 	GlobalAccountID string `gorm:"column:global_account_id"`
@@ -76,13 +73,13 @@ type instanceCountRow struct {
 // The counts and the reservations they absorb are read in one REPEATABLE
 // READ transaction: both come from the same snapshot, so a reservation is
 // absorbed exactly when its instance is in the counts.
-func (s *Store) ReadInstanceCounts(ctx context.Context) (InstanceRead, error) {
-	var read InstanceRead
+func (s *Store) ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error) {
+	var read hap.InstanceRead
 	var rows []instanceCountRow
 	// A dropped connection or a server restarting fails an attempt; the
 	// whole read is repeated on a fresh one (see retryRead).
 	err := retryRead(ctx, func() error {
-		read, rows = InstanceRead{}, nil
+		read, rows = hap.InstanceRead{}, nil
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {
 				return fmt.Errorf("read database time: %w", err)
@@ -109,13 +106,13 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (InstanceRead, error) {
 		}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	})
 	if err != nil {
-		return InstanceRead{}, s.wrap("read KEB instances", err)
+		return hap.InstanceRead{}, s.wrap("read KEB instances", err)
 	}
 	read.Counts = make([]hap.InstanceCount, 0, len(rows))
 	for _, r := range rows {
 		c := hap.InstanceCount{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, Active: r.Active}
 		if err := json.Unmarshal([]byte(r.RuntimeIDs), &c.RuntimeIDs); err != nil {
-			return InstanceRead{}, fmt.Errorf("decode runtime ids of binding %q, global account %q: %w", r.BindingName, r.GlobalAccountID, err)
+			return hap.InstanceRead{}, fmt.Errorf("decode runtime ids of binding %q, global account %q: %w", r.BindingName, r.GlobalAccountID, err)
 		}
 		read.Counts = append(read.Counts, c)
 	}

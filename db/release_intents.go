@@ -22,11 +22,7 @@ func (s *Store) OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, er
 	}
 	out := make([]hap.ReleaseRecord, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, hap.ReleaseRecord{
-			BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID,
-			Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
-			Mode: r.Mode, Reason: r.Reason, DryRun: r.DryRun, Outcome: r.Outcome, At: r.CreatedAt,
-		})
+		out = append(out, r.record())
 	}
 	return out, nil
 }

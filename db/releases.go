@@ -8,9 +8,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
-// ReleaseRecord is one release decision and what came of it.
-type ReleaseRecord = hap.ReleaseRecord
-
 type releaseRow struct {
 	ID              int64     `gorm:"column:id;primaryKey;autoIncrement"`
 	BindingName     string    `gorm:"column:binding_name"`
@@ -25,7 +22,7 @@ type releaseRow struct {
 }
 
 // RecordRelease appends r to the release history.
-func (s *Store) RecordRelease(ctx context.Context, r ReleaseRecord) error {
+func (s *Store) RecordRelease(ctx context.Context, r hap.ReleaseRecord) error {
 	for _, required := range []struct{ field, value string }{
 		{"binding name", r.BindingName},
 		{"outcome", r.Outcome},
@@ -51,4 +48,26 @@ func (s *Store) RecordRelease(ctx context.Context, r ReleaseRecord) error {
 	}
 	err := s.db.WithContext(ctx).Table(s.table("binding_releases")).Create(&row).Error
 	return s.wrap(fmt.Sprintf("record release of binding %q", r.BindingName), err)
+}
+
+// ReleaseHistory returns every row of the release history, oldest first:
+// decisions, intents and outcomes.
+func (s *Store) ReleaseHistory(ctx context.Context) ([]hap.ReleaseRecord, error) {
+	var rows []releaseRow
+	if err := s.db.WithContext(ctx).Table(s.table("binding_releases")).Order("id").Find(&rows).Error; err != nil {
+		return nil, s.wrap("read the release history", err)
+	}
+	out := make([]hap.ReleaseRecord, len(rows))
+	for i, r := range rows {
+		out[i] = r.record()
+	}
+	return out, nil
+}
+
+func (r releaseRow) record() hap.ReleaseRecord {
+	return hap.ReleaseRecord{
+		BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID,
+		Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
+		Mode: r.Mode, Reason: r.Reason, DryRun: r.DryRun, Outcome: r.Outcome, At: r.CreatedAt,
+	}
 }

@@ -84,14 +84,14 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
 			return err
 		}},
-		{"read drift", func() error { _, err := s.OpenFindings(ctx, AllGlobalAccounts); return err }},
+		{"read drift", func() error { _, err := s.OpenFindings(ctx, hap.AllGlobalAccounts); return err }},
 		{"rewrite candidates", func() error {
 			return s.ReplaceCandidates(ctx, []hap.Candidate{
 				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-1", DBCount: 1, EffectiveCount: 1, Limit: &two, Selectable: true, Rank: 1},
 				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-2", Limit: &one, Selectable: true, Rank: 2},
 			}, nil, now, time.Hour)
 		}},
-		{"read candidates", func() error { _, err := s.Candidates(ctx, AllGlobalAccounts); return err }},
+		{"read candidates", func() error { _, err := s.Candidates(ctx, hap.AllGlobalAccounts); return err }},
 		{"empty sightings", func() error {
 			if err := s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: now}}); err != nil {
 				return err

@@ -17,7 +17,6 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
-	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
@@ -28,10 +27,6 @@ const (
 	DefaultStatementTimeout = 60 * time.Second
 	DefaultMaxOpenConns     = 4
 )
-
-// AllGlobalAccounts selects the rows of every global account in the report
-// queries, where "" already means the shared pools.
-const AllGlobalAccounts = hap.AllGlobalAccounts
 
 // Options tune a Store. Zero values take the defaults above.
 type Options struct {

@@ -2,6 +2,11 @@ package hap
 
 import "time"
 
+// The records below are what the jobs, the report and the job's store
+// exchange: the store's port (jobs.Store, report.Store) speaks in them, and
+// db reads and writes them under these names, no alias in between. Only the
+// rows of each table (db's unexported *Row types) are db's own.
+
 // AllGlobalAccounts selects every GA in store queries, where "" already
 // means the shared pools.
 const AllGlobalAccounts = "*"

@@ -52,7 +52,7 @@ func TestNothingIsReleasedWhenKEBsTableCannotBeRead(t *testing.T) {
 	s.exec(t, `GRANT USAGE ON SCHEMA hap TO `+role+`;
 		GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA hap TO `+role+`;
 		GRANT USAGE ON ALL SEQUENCES IN SCHEMA hap TO `+role)
-	s.env = s.open(t, bed.Kube.Config(), bed.Postgres.RoleURL(role, password, s.world.DatabaseName), false)
+	s.env = s.open(t, bed.Kube.Config(), bed.Postgres.RoleURL(role, password, s.World.DatabaseName), false)
 
 	err := s.runReleasingNothing(t, "without the database's picture")
 	if err == nil || !strings.Contains(err.Error(), "instances") {
@@ -64,7 +64,7 @@ func TestNothingIsReleasedWhenTheDatabaseIsGoneAtTheRecheck(t *testing.T) {
 	s := leftEmptyPastGrace(t, 22)
 
 	s.env.Runner.BeforeAct = func(string) {
-		if err := bed.Postgres.Exec(testContext(t), "postgres", "DROP DATABASE "+s.world.DatabaseName+" WITH (FORCE)"); err != nil {
+		if err := bed.Postgres.Exec(testContext(t), "postgres", "DROP DATABASE "+s.World.DatabaseName+" WITH (FORCE)"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,7 +163,7 @@ func TestNothingIsReleasedWhenAListFailsHalfway(t *testing.T) {
 
 			failing := rest.CopyConfig(bed.Kube.Config())
 			failing.Wrap(tc.failure.wrap)
-			s.env = s.open(t, failing, s.world.DatabaseURL, false)
+			s.env = s.open(t, failing, s.World.DatabaseURL, false)
 			err := s.runReleasingNothing(t, "on a partial list")
 			if !tc.failure.injected {
 				t.Fatal("the failure was never injected: the scene has too few objects for that page")

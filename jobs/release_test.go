@@ -45,8 +45,8 @@ func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
 		t.Fatalf("audit rows: %+v", rows)
 	}
 	r := rows[0]
-	if r.Outcome != hap.OutcomeReleased || r.Mode != config.ReleaseDirty || r.DryRun || r.GlobalAccount != "ga-gone" ||
-		r.HyperscalerType != "aws" || r.EUAccess || !r.At.Equal(s.clock.Now()) ||
+	if r.Outcome != hap.OutcomeReleased || r.Mode != config.ReleaseDirty || r.DryRun || r.GlobalAccountID != "ga-gone" ||
+		r.Pool.HyperscalerType != "aws" || r.Pool.EUAccess || !r.At.Equal(s.clock.Now()) ||
 		!strings.Contains(r.Reason, "grace period 1h0m0s") {
 		t.Errorf("audit row %+v", r)
 	}
@@ -101,7 +101,7 @@ func TestAClusterArrivingBetweenDecisionAndActionPreventsTheRelease(t *testing.T
 	s.mustRun(t, withCandidates)
 	s.clock.Advance(61 * time.Minute)
 
-	keb, err := sql.Open("pgx", s.world.DatabaseURL)
+	keb, err := sql.Open("pgx", s.World.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestABindingDeletedAfterTheDecisionIsSkipped(t *testing.T) {
 	s := newScene(t, l, nil)
 	s.startClocks(t)
 	s.env.Runner.BeforeAct = func(string) {
-		if err := s.bindings.Delete(testContext(t), "vanishing", metav1.DeleteOptions{}); err != nil {
+		if err := s.Bindings.Delete(testContext(t), "vanishing", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

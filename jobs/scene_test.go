@@ -1,7 +1,6 @@
 package jobs_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -9,29 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"go.uber.org/zap/zaptest"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/app"
 	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/testbed/testscene"
 )
 
 var (
 	aws = hap.Pool{HyperscalerType: "aws"}
-
-	bindingsResource = schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
-	shootsResource   = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 
 	releaseOnly = jobs.Options{Jobs: []string{jobs.JobRelease}}
 )
@@ -103,44 +95,26 @@ func (c *clock) Advance(d time.Duration) {
 // scene is a landscape loaded into a world of its own, with the job wired
 // to it the way the CLI wires it, on a clock the test moves.
 type scene struct {
-	world    *testbed.World
-	land     *landscape.Landscape
-	cfg      config.Config
-	clock    *clock
-	env      *app.Env
-	bindings dynamic.ResourceInterface
-	shoots   dynamic.ResourceInterface
-	db       *pgx.Conn
+	*testscene.Scene
+	clock *clock
+	env   *app.Env
 }
 
 // newScene loads l into a new world; tune, when set, adjusts the default
 // configuration.
 func newScene(t *testing.T, l *landscape.Landscape, tune func(*config.Config)) *scene {
 	t.Helper()
-	ctx := testContext(t)
-	w, err := landscape.LoadWorld(ctx, bed, "release", l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	cfg.Namespace = w.Namespace
-	if tune != nil {
-		tune(&cfg)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	client, err := dynamic.NewForConfig(bed.Kube.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
 	s := &scene{
-		world: w, land: l, cfg: cfg,
-		clock:    &clock{now: time.Now().UTC().Truncate(time.Microsecond)},
-		bindings: client.Resource(bindingsResource).Namespace(w.Namespace),
-		shoots:   client.Resource(shootsResource).Namespace(w.Namespace),
+		Scene: testscene.Load(t, testContext(t), bed, "release", l, ""),
+		clock: &clock{now: time.Now().UTC().Truncate(time.Microsecond)},
 	}
-	s.env = s.open(t, bed.Kube.Config(), w.DatabaseURL, true)
+	if tune != nil {
+		tune(&s.Config)
+	}
+	if err := s.Config.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s.env = s.open(t, bed.Kube.Config(), s.World.DatabaseURL, true)
 	return s
 }
 
@@ -148,15 +122,7 @@ func newScene(t *testing.T, l *landscape.Landscape, tune func(*config.Config)) *
 // database URL, on the scene's clock.
 func (s *scene) open(t *testing.T, restConfig *rest.Config, databaseURL string, migrate bool) *app.Env {
 	t.Helper()
-	env, err := app.Open(testContext(t), app.Settings{
-		Config: s.cfg, RESTConfig: restConfig, DatabaseURL: databaseURL,
-		Getenv: func(string) string { return "" }, Log: zaptest.NewLogger(t), Now: s.clock.Now,
-	}, app.Needs{Gardener: true, Database: true, Migrate: migrate})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
-	return env
+	return s.Open(t, testContext(t), testscene.Wiring{Now: s.clock.Now, RESTConfig: restConfig, DatabaseURL: databaseURL, NoMigrate: !migrate})
 }
 
 func (s *scene) run(t *testing.T, opts jobs.Options) error {
@@ -176,12 +142,12 @@ func (s *scene) mustRun(t *testing.T, opts jobs.Options) {
 func (s *scene) startClocks(t *testing.T) {
 	t.Helper()
 	s.mustRun(t, releaseOnly)
-	s.clock.Advance(s.cfg.Release.GracePeriod.Duration + time.Minute)
+	s.clock.Advance(s.Config.Release.GracePeriod.Duration + time.Minute)
 }
 
 func (s *scene) binding(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	b, err := s.bindings.Get(testContext(t), name, metav1.GetOptions{})
+	b, err := s.Bindings.Get(testContext(t), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +170,7 @@ func (s *scene) released(t *testing.T, name string) bool {
 // versions maps every binding of the scene to its resourceVersion.
 func (s *scene) versions(t *testing.T) map[string]string {
 	t.Helper()
-	list, err := s.bindings.List(testContext(t), metav1.ListOptions{})
+	list, err := s.Bindings.List(testContext(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +223,7 @@ func (s *scene) changedSince(t *testing.T, before map[string]string) []string {
 func (s *scene) setLabel(t *testing.T, binding, key, value string) {
 	t.Helper()
 	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, key, value)
-	if _, err := s.bindings.Patch(testContext(t), binding, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+	if _, err := s.Bindings.Patch(testContext(t), binding, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -265,12 +231,12 @@ func (s *scene) setLabel(t *testing.T, binding, key, value string) {
 // addShoot creates a shoot in the scene's namespace and returns its name.
 func (s *scene) addShoot(t *testing.T, spec landscape.ShootSpec) string {
 	t.Helper()
-	shoot := s.land.AddShoot(spec).Object
+	shoot := s.Landscape.AddShoot(spec).Object
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(shoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.shoots.Create(testContext(t), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
+	if _, err := s.Shoots.Create(testContext(t), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return shoot.Name
@@ -278,7 +244,7 @@ func (s *scene) addShoot(t *testing.T, spec landscape.ShootSpec) string {
 
 func (s *scene) deleteShoot(t *testing.T, name string) {
 	t.Helper()
-	if err := s.shoots.Delete(testContext(t), name, metav1.DeleteOptions{}); err != nil {
+	if err := s.Shoots.Delete(testContext(t), name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -286,7 +252,7 @@ func (s *scene) deleteShoot(t *testing.T, name string) {
 // exec runs SQL as the superuser in the scene's database.
 func (s *scene) exec(t *testing.T, sql string, args ...any) {
 	t.Helper()
-	if err := bed.Postgres.Exec(testContext(t), s.world.DatabaseName, sql, args...); err != nil {
+	if err := bed.Postgres.Exec(testContext(t), s.World.DatabaseName, sql, args...); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -298,65 +264,33 @@ func (s *scene) insertInstance(t *testing.T, id, ga, binding string) {
 		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now(), now())`, id, ga, binding)
 }
 
-// auditRow is one row of hap.binding_releases.
-type auditRow struct {
-	Binding, GlobalAccount, HyperscalerType string
-	EUAccess                                bool
-	Mode, Reason                            string
-	DryRun                                  bool
-	Outcome                                 string
-	At                                      time.Time
-}
-
-// conn is the test's own connection to the scene's database, opened on
-// first use.
-func (s *scene) conn(t *testing.T) *pgx.Conn {
-	t.Helper()
-	if s.db != nil {
-		return s.db
-	}
-	conn, err := pgx.Connect(testContext(t), s.world.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	s.db = conn
-	return conn
-}
-
 // selectable tells whether provisioning may pick binding.
 func (s *scene) selectable(t *testing.T, binding string) bool {
 	t.Helper()
-	var ok bool
-	err := s.conn(t).QueryRow(testContext(t), `SELECT selectable FROM hap.binding_candidates WHERE binding_name = $1`, binding).Scan(&ok)
+	rows, err := s.Store(t, testContext(t)).Candidates(testContext(t), hap.AllGlobalAccounts)
 	if err != nil {
-		t.Fatalf("candidate row of %s: %v", binding, err)
+		t.Fatal(err)
 	}
-	return ok
+	i := slices.IndexFunc(rows, func(c hap.StoredCandidate) bool { return c.BindingName == binding })
+	if i < 0 {
+		t.Fatalf("no candidate row of %s", binding)
+	}
+	return rows[i].Selectable
 }
 
 // audit returns the release history of binding, oldest first: the
 // outcomes, without the intent row written ahead of each label update.
-func (s *scene) audit(t *testing.T, binding string) []auditRow {
+func (s *scene) audit(t *testing.T, binding string) []hap.ReleaseRecord {
 	t.Helper()
-	rows, err := s.conn(t).Query(testContext(t), `SELECT binding_name, global_account_id, hyperscaler_type, eu_access, mode, reason,
-		dry_run, outcome, created_at FROM hap.binding_releases WHERE binding_name = $1 AND outcome <> $2 ORDER BY id`,
-		binding, hap.OutcomeIntent)
+	history, err := s.Store(t, testContext(t)).ReleaseHistory(testContext(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var out []auditRow
-	for rows.Next() {
-		var r auditRow
-		if err := rows.Scan(&r.Binding, &r.GlobalAccount, &r.HyperscalerType, &r.EUAccess, &r.Mode, &r.Reason,
-			&r.DryRun, &r.Outcome, &r.At); err != nil {
-			t.Fatal(err)
+	var out []hap.ReleaseRecord
+	for _, r := range history {
+		if r.BindingName == binding && r.Outcome != hap.OutcomeIntent {
+			out = append(out, r)
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -96,7 +96,7 @@ func (b *bed) mustPick(t *testing.T, instanceID, ga string) string {
 // reserved reads the reserved counter of every candidate row.
 func (b *bed) reserved(t *testing.T) map[string]int {
 	t.Helper()
-	rows, err := b.store.Candidates(testContext(t), db.AllGlobalAccounts)
+	rows, err := b.store.Candidates(testContext(t), hap.AllGlobalAccounts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/db"
 	"github.com/kyma-project/hap-reconciler/hap"
 )
 
@@ -116,7 +115,7 @@ func TestRewritesDuringPicksLoseNoReservation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rows, err := b.store.Candidates(ctx, db.AllGlobalAccounts)
+	rows, err := b.store.Candidates(ctx, hap.AllGlobalAccounts)
 	if err != nil {
 		t.Fatal(err)
 	}

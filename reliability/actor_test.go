@@ -37,7 +37,7 @@ func (w *world) references(ctx context.Context, binding string) (instances, shoo
 	if err != nil {
 		return 0, 0, err
 	}
-	list, err := w.s.gardener.Resource(testbed.ShootsResource).Namespace(w.s.world.Namespace).List(ctx, metav1.ListOptions{})
+	list, err := w.s.gardener.Resource(testbed.ShootsResource).Namespace(w.s.World.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -166,7 +166,7 @@ func (a *actor) createShoot(ctx context.Context) error {
 	}}
 	a.note("shoot %s on %s", c.shoot, c.binding)
 	return a.locked(func() error {
-		_, err := a.w.s.gardener.Resource(testbed.ShootsResource).Namespace(a.w.s.world.Namespace).Create(ctx, shoot, metav1.CreateOptions{})
+		_, err := a.w.s.gardener.Resource(testbed.ShootsResource).Namespace(a.w.s.World.Namespace).Create(ctx, shoot, metav1.CreateOptions{})
 		return err
 	})
 }
@@ -180,7 +180,7 @@ func (a *actor) deprovision(ctx context.Context) error {
 	a.clusters = append(a.clusters[:i], a.clusters[i+1:]...)
 	if c.shoot != "" {
 		err := a.locked(func() error {
-			return a.w.s.gardener.Resource(testbed.ShootsResource).Namespace(a.w.s.world.Namespace).Delete(ctx, c.shoot, metav1.DeleteOptions{})
+			return a.w.s.gardener.Resource(testbed.ShootsResource).Namespace(a.w.s.World.Namespace).Delete(ctx, c.shoot, metav1.DeleteOptions{})
 		})
 		if err != nil {
 			return err
@@ -240,7 +240,7 @@ func ignoreConflict(err error) error {
 }
 
 func (a *actor) bindings(ctx context.Context, keep func(map[string]string) bool) ([]unstructured.Unstructured, error) {
-	list, err := a.w.s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(a.w.s.world.Namespace).
+	list, err := a.w.s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(a.w.s.World.Namespace).
 		List(ctx, metav1.ListOptions{LabelSelector: hap.LabelHyperscalerType + "=" + racePool})
 	if err != nil {
 		return nil, err
@@ -257,7 +257,7 @@ func (a *actor) bindings(ctx context.Context, keep func(map[string]string) bool)
 // update writes labels guarded by the resourceVersion b was read at.
 func (a *actor) update(ctx context.Context, b unstructured.Unstructured, labels map[string]string) error {
 	b.SetLabels(labels)
-	_, err := a.w.s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(a.w.s.world.Namespace).Update(ctx, &b, metav1.UpdateOptions{})
+	_, err := a.w.s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(a.w.s.World.Namespace).Update(ctx, &b, metav1.UpdateOptions{})
 	return err
 }
 

@@ -132,23 +132,32 @@ func TestOddObjectsAreReadAsKEBReadsThemCountedAndNeverReleased(t *testing.T) {
 	// Everybody else's candidate table is exactly what the landscape says,
 	// the unusual but valid bindings included; the released binding was
 	// withdrawn from the picks.
-	want := wantCandidates(l, s.cfg.Policy())
+	want := wantCandidates(l, s.Config.Policy())
 	for _, name := range []string{"quantum-0001", longName} {
 		if _, ok := want[name]; !ok {
 			t.Errorf("binding %.40s has no candidate row", name)
 		}
 	}
 	checkCandidates(t, s.candidates(t), want, "control-empty")
-	var limit int
-	if err := s.db.QueryRowContext(testContext(t), `SELECT cluster_limit FROM hap.binding_candidates WHERE binding_name = 'quantum-0001'`).Scan(&limit); err != nil || limit != 4 {
-		t.Errorf("limit of a provider without override = %d (%v), want the default 4", limit, err)
+	store := s.Store(t, testContext(t))
+	stored, err := store.Candidates(testContext(t), hap.AllGlobalAccounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(stored, func(c hap.StoredCandidate) bool { return c.BindingName == "quantum-0001" }); i < 0 || stored[i].Limit == nil || *stored[i].Limit != 4 {
+		t.Errorf("limit of a provider without override: want the default 4 on quantum-0001's row (%d rows)", len(stored))
 	}
 
 	// The odd ids went through as data, never as SQL.
 	for _, f := range []struct{ binding, ga string }{{"odd-tenants", quotedGA}, {sqlBinding, spacedGA}} {
-		var n int
-		if err := s.db.QueryRowContext(testContext(t), `SELECT count(*) FROM hap.binding_drift
-			WHERE binding_name = $1 AND global_account_id = $2 AND resolved_at IS NULL`, f.binding, f.ga).Scan(&n); err != nil || n != 1 {
+		open, err := store.OpenFindings(testContext(t), f.ga)
+		n := 0
+		for _, o := range open {
+			if o.BindingName == f.binding {
+				n++
+			}
+		}
+		if err != nil || n != 1 {
 			t.Errorf("open findings of %q on %q: %d, %v; want 1", f.ga, f.binding, n, err)
 		}
 	}

@@ -103,7 +103,7 @@ func assertRecovered(t *testing.T, s *scene, l *landscape.Landscape) {
 	if err := runAll(testContext(t), env); err != nil {
 		t.Fatalf("the next run did not recover: %v", err)
 	}
-	checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 	if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
 		t.Errorf("the recovered run did not release the empty binding: %v", labels)
 	}
@@ -150,7 +150,7 @@ func TestRunStartsTheListOverWhenCompactionExpiresItsContinueToken(t *testing.T)
 	interrupted := &interruptShoots{Gardener: env.Runner.Gardener, after: 7, fault: func(ctx context.Context) error {
 		// A write moves etcd past the list's revision; compaction drops it.
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "revision-bump-"}}
-		if _, err := core.CoreV1().ConfigMaps(s.world.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		if _, err := core.CoreV1().ConfigMaps(s.World.Namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			return err
 		}
 		return bed.Kube.CompactEtcd(ctx)
@@ -162,7 +162,7 @@ func TestRunStartsTheListOverWhenCompactionExpiresItsContinueToken(t *testing.T)
 	if interrupted.delivered <= len(l.Shoots) {
 		t.Fatalf("%d shoots delivered for %d: the list did not start over", interrupted.delivered, len(l.Shoots))
 	}
-	checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 	if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
 		t.Errorf("the empty binding was not released: %v", labels)
 	}
@@ -210,7 +210,7 @@ func TestPostgresRestartDuringARunKeepsThePreviousTable(t *testing.T) {
 				// The reads were repeated in time, so the table is the
 				// whole picture's; but the restart ended the run lock's
 				// session, so another run may be alongside: no release.
-				checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()))
+				checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()))
 				if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "" {
 					t.Errorf("a run that lost its lock released a binding: %v", labels)
 				}
@@ -224,7 +224,7 @@ func TestPostgresRestartDuringARunKeepsThePreviousTable(t *testing.T) {
 			case c.mayRideOut:
 				// The read was repeated once the server was back: the run
 				// saw the whole picture after all, and is the recovery.
-				checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+				checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 				if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
 					t.Errorf("the run did not release the empty binding: %v", labels)
 				}
@@ -264,7 +264,7 @@ func TestARunRidesOutADroppedDatabaseConnection(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("the run did not ride out a dropped connection: %v", err)
 	}
-	checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 }
 
 // waitForBlockedLock polls until a session waits for a lock on table.
@@ -280,8 +280,9 @@ func waitForBlockedLock(t *testing.T, db *sql.DB, table string) {
 // reconnect drops the pool whose connections a restart broke.
 func (s *scene) reconnect(t *testing.T) {
 	t.Helper()
+	s.Reconnect()
 	_ = s.db.Close()
-	db, err := sql.Open("pgx", s.world.DatabaseURL)
+	db, err := sql.Open("pgx", s.World.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestRunSucceedsWhenThePushgatewayIsDown(t *testing.T) {
 			if !strings.Contains(out.String(), "Pushgateway failed") {
 				t.Errorf("the failed push is not logged:\n%s", out)
 			}
-			checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+			checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 		})
 	}
 }
@@ -324,9 +325,9 @@ func TestServersThatNeverAnswerFailTheRunInsteadOfHangingIt(t *testing.T) {
 		hang := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 		defer hang.Close()
 		s := newScene(t, faultLandscape(35), releaseEverythingEmpty+"\n")
-		s.cfg.Gardener.RequestTimeout.Duration = 200 * time.Millisecond
+		s.Config.Gardener.RequestTimeout.Duration = 200 * time.Millisecond
 		env, err := app.Open(context.Background(), app.Settings{
-			Config: s.cfg, RESTConfig: &rest.Config{Host: hang.URL}, DatabaseURL: s.world.DatabaseURL,
+			Config: s.Config, RESTConfig: &rest.Config{Host: hang.URL}, DatabaseURL: s.World.DatabaseURL,
 			Getenv: func(string) string { return "" }, Log: quietLog,
 		}, app.Needs{Gardener: true, Database: true, Migrate: true})
 		if err != nil {
@@ -364,9 +365,9 @@ func TestServersThatNeverAnswerFailTheRunInsteadOfHangingIt(t *testing.T) {
 			}
 		}()
 		s := newScene(t, faultLandscape(36), releaseEverythingEmpty)
-		s.cfg.Database.ConnectTimeout.Duration = 300 * time.Millisecond
+		s.Config.Database.ConnectTimeout.Duration = 300 * time.Millisecond
 		_, err = app.Open(context.Background(), app.Settings{
-			Config: s.cfg, RESTConfig: bed.Kube.Config(),
+			Config: s.Config, RESTConfig: bed.Kube.Config(),
 			DatabaseURL: "postgres://job:secret@" + silent.Addr().String() + "/keb?sslmode=disable",
 			Getenv:      func(string) string { return "" }, Log: quietLog,
 		}, app.Needs{Gardener: true, Database: true, Migrate: true})

@@ -6,8 +6,8 @@ import (
 	"database/sql"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,11 +19,11 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kyma-project/hap-reconciler/app"
-	"github.com/kyma-project/hap-reconciler/config"
 	"github.com/kyma-project/hap-reconciler/hap"
 	"github.com/kyma-project/hap-reconciler/jobs"
 	"github.com/kyma-project/hap-reconciler/testbed"
 	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/testbed/testscene"
 )
 
 func testContext(t *testing.T) context.Context {
@@ -34,38 +34,22 @@ func testContext(t *testing.T) context.Context {
 // scene is one loaded landscape in a world of its own, with the job's
 // configuration for it.
 type scene struct {
-	world      *testbed.World
-	cfg        config.Config
-	configPath string
+	*testscene.Scene
 	// databaseURL is what the CLI is given with --database-url; empty
 	// leaves it to the environment. It starts as the superuser's.
 	databaseURL string
-	db          *sql.DB
-	gardener    dynamic.Interface
+	// db is the superuser's connection pool to the world's database: KEB's
+	// side, and faults injected into the job's tables.
+	db       *sql.DB
+	gardener dynamic.Interface
 }
 
 // newScene creates a world, loads l into it and parses cfgYAML over the
 // defaults.
 func newScene(t *testing.T, l *landscape.Landscape, cfgYAML string) *scene {
 	t.Helper()
-	ctx := testContext(t)
-	w, err := landscape.LoadWorld(ctx, bed, "rel", l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := config.Default()
-	if err := config.Parse([]byte(cfgYAML), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Namespace = w.Namespace
-	if err := cfg.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(path, []byte(cfgYAML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("pgx", w.DatabaseURL)
+	sc := testscene.Load(t, testContext(t), bed, "rel", l, cfgYAML)
+	db, err := sql.Open("pgx", sc.World.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,25 +58,13 @@ func newScene(t *testing.T, l *landscape.Landscape, cfgYAML string) *scene {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &scene{world: w, cfg: cfg, configPath: path, databaseURL: w.DatabaseURL, db: db, gardener: dyn}
+	return &scene{Scene: sc, databaseURL: sc.World.DatabaseURL, db: db, gardener: dyn}
 }
 
 // open wires the job in-process against the scene, as the CLI does.
 func (s *scene) open(t *testing.T, now func() time.Time) *app.Env {
 	t.Helper()
-	env, err := app.Open(testContext(t), app.Settings{
-		Config:      s.cfg,
-		RESTConfig:  bed.Kube.Config(),
-		DatabaseURL: s.world.DatabaseURL,
-		Getenv:      func(string) string { return "" },
-		Log:         zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel)),
-		Now:         now,
-	}, app.Needs{Gardener: true, Database: true, Migrate: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(env.Close)
-	return env
+	return s.Open(t, testContext(t), testscene.Wiring{Now: now, Log: zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel))})
 }
 
 // runAll runs every job once in-process.
@@ -103,7 +75,7 @@ func runAll(ctx context.Context, env *app.Env) error {
 // command prepares the built binary against the scene; extra flags follow
 // the subcommand's.
 func (s *scene) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	all := append(slices.Clone(args), "--config", s.configPath, "--namespace", s.world.Namespace,
+	all := append(slices.Clone(args), "--config", s.ConfigPath, "--namespace", s.World.Namespace,
 		"--kubeconfig", bed.Kube.KubeconfigPath())
 	if s.databaseURL != "" {
 		all = append(all, "--database-url", s.databaseURL)
@@ -139,31 +111,23 @@ type candidateRow struct {
 
 func (s *scene) candidates(t *testing.T) []candidateRow {
 	t.Helper()
-	rows, err := s.db.QueryContext(testContext(t), `SELECT c.binding_name, c.global_account_id, c.selectable, c.rank,
-		c.effective_count, coalesce(m.computed_at, '0001-01-01') FROM hap.binding_candidates c
-		LEFT JOIN hap.candidates_computed m ON true ORDER BY c.binding_name`)
+	stored, err := s.Store(t, testContext(t)).Candidates(testContext(t), hap.AllGlobalAccounts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
-	var out []candidateRow
-	for rows.Next() {
-		var r candidateRow
-		if err := rows.Scan(&r.Binding, &r.GA, &r.Selectable, &r.Rank, &r.Effective, &r.ComputedAt); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
+	out := make([]candidateRow, 0, len(stored))
+	for _, c := range stored {
+		out = append(out, candidateRow{Binding: c.BindingName, GA: c.GlobalAccountID, Selectable: c.Selectable,
+			Rank: c.Rank, Effective: c.EffectiveCount, ComputedAt: c.ComputedAt})
 	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	slices.SortStableFunc(out, func(a, b candidateRow) int { return strings.Compare(a.Binding, b.Binding) })
 	return out
 }
 
 // bindingLabels reads every binding's labels straight from the API server.
 func (s *scene) bindingLabels(t *testing.T) map[string]map[string]string {
 	t.Helper()
-	list, err := s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(s.world.Namespace).
+	list, err := s.gardener.Resource(testbed.CredentialsBindingsResource).Namespace(s.World.Namespace).
 		List(testContext(t), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -175,24 +139,26 @@ func (s *scene) bindingLabels(t *testing.T) map[string]map[string]string {
 	return out
 }
 
+// releaseHistory is the release history, oldest first, read as the job
+// reads it.
+func (s *scene) releaseHistory(t *testing.T) []hap.ReleaseRecord {
+	t.Helper()
+	history, err := s.Store(t, testContext(t)).ReleaseHistory(testContext(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return history
+}
+
 // releaseOutcomes counts the release audit rows by binding and outcome.
 func (s *scene) releaseOutcomes(t *testing.T) map[string]map[string]int {
 	t.Helper()
 	out := map[string]map[string]int{}
-	rows, err := s.db.QueryContext(testContext(t), `SELECT binding_name, outcome FROM hap.binding_releases`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name, outcome string
-		if err := rows.Scan(&name, &outcome); err != nil {
-			t.Fatal(err)
+	for _, r := range s.releaseHistory(t) {
+		if out[r.BindingName] == nil {
+			out[r.BindingName] = map[string]int{}
 		}
-		if out[name] == nil {
-			out[name] = map[string]int{}
-		}
-		out[name][outcome]++
+		out[r.BindingName][r.Outcome]++
 	}
 	return out
 }

@@ -20,7 +20,7 @@ const (
 func grantLeastPrivilege(t *testing.T, s *scene) string {
 	t.Helper()
 	ctx := testContext(t)
-	db := s.world.DatabaseName
+	db := s.World.DatabaseName
 	role := db + "_job"
 	if err := bed.Postgres.CreateRole(ctx, role, jobPassword); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestTheJobRunsEndToEndWithTheLeastPrivilegedRole(t *testing.T) {
 			t.Fatalf("%v as the least-privileged role: exit %d\n%s", args, code, out)
 		}
 	}
-	checkCandidates(t, s.candidates(t), wantCandidates(l, s.cfg.Policy()), s.released(t)...)
+	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
 	if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
 		t.Errorf("the empty binding was not released: %v", labels)
 	}
@@ -64,11 +64,11 @@ func TestPasswordsNeverAppearInLogsOrErrors(t *testing.T) {
 	l := faultLandscape(42)
 	s := newScene(t, l, releaseEverythingEmpty)
 	right := grantLeastPrivilege(t, s)
-	role := s.world.DatabaseName + "_job"
+	role := s.World.DatabaseName + "_job"
 	port := fmt.Sprint(bed.Postgres.Port())
-	wrong := bed.Postgres.RoleURL(role, wrongPassword, s.world.DatabaseName)
+	wrong := bed.Postgres.RoleURL(role, wrongPassword, s.World.DatabaseName)
 	keyword := fmt.Sprintf("host=127.0.0.1 port=%s user=%s dbname=%s sslmode=disable password='%s'",
-		port, role, s.world.DatabaseName, strings.ReplaceAll(wrongPassword, "'", `\'`))
+		port, role, s.World.DatabaseName, strings.ReplaceAll(wrongPassword, "'", `\'`))
 	unreachable := strings.Replace(right, ":"+port+"/", ":1/", 1)
 	for _, c := range []struct {
 		name     string
@@ -81,7 +81,7 @@ func TestPasswordsNeverAppearInLogsOrErrors(t *testing.T) {
 		{"wrong password in keyword form", []string{"migrate"}, keyword, nil, 1},
 		{"wrong password in APP_DATABASE_PASSWORD", []string{"run"}, "", []string{
 			"APP_DATABASE_HOST=127.0.0.1", "APP_DATABASE_PORT=" + port, "APP_DATABASE_USER=" + role,
-			"APP_DATABASE_PASSWORD=" + wrongPassword, "APP_DATABASE_NAME=" + s.world.DatabaseName, "APP_DATABASE_SSLMODE=disable"}, 1},
+			"APP_DATABASE_PASSWORD=" + wrongPassword, "APP_DATABASE_NAME=" + s.World.DatabaseName, "APP_DATABASE_SSLMODE=disable"}, 1},
 		{"unreachable server in DATABASE_URL", []string{"report"}, "", []string{"DATABASE_URL=" + unreachable}, 1},
 		{"successful run logging at debug", []string{"run", "--log-level", "debug"}, right, nil, 0},
 	} {

@@ -126,28 +126,34 @@ func TestRunRecordsEveryDriftAndTheExactCandidateTable(t *testing.T) {
 	if _, err := s.db(t).Exec(testContext(t), `UPDATE instances SET deleted_at = now() WHERE subscription_secret_name = 'planted-vanished'`); err != nil {
 		t.Fatal(err)
 	}
-	s.mustRun(t, "run", "--jobs", "drift")
-	var resolved bool
-	err := s.db(t).QueryRow(testContext(t), `SELECT resolved_at IS NOT NULL FROM hap.binding_drift
-		WHERE binding_name = 'planted-vanished' AND kind = 'instance_on_missing_binding'`).Scan(&resolved)
-	if err != nil || !resolved {
-		t.Errorf("finding whose cause went away: resolved=%v, %v", resolved, err)
+	vanished := findingKey{"planted-vanished", "instance_on_missing_binding", "ga-two"}
+	if !s.openFindings(t)[vanished] {
+		t.Fatalf("no open finding %+v to resolve", vanished)
 	}
+	s.mustRun(t, "run", "--jobs", "drift")
+	if s.openFindings(t)[vanished] {
+		t.Errorf("finding whose cause went away is still open: %+v", vanished)
+	}
+}
+
+// findings reads the open findings through the job's store.
+func (s *scene) findings(t *testing.T) map[findingKey]hap.OpenFinding {
+	t.Helper()
+	open, err := s.Store(t, testContext(t)).OpenFindings(testContext(t), hap.AllGlobalAccounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[findingKey]hap.OpenFinding{}
+	for _, f := range open {
+		out[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = f
+	}
+	return out
 }
 
 func (s *scene) openFindings(t *testing.T) map[findingKey]bool {
 	t.Helper()
-	rows, err := s.db(t).Query(testContext(t), `SELECT binding_name, kind, global_account_id FROM hap.binding_drift WHERE resolved_at IS NULL`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	out := map[findingKey]bool{}
-	for rows.Next() {
-		var k findingKey
-		if err := rows.Scan(&k.binding, &k.kind, &k.ga); err != nil {
-			t.Fatal(err)
-		}
+	for k := range s.findings(t) {
 		out[k] = true
 	}
 	return out
@@ -155,31 +161,23 @@ func (s *scene) openFindings(t *testing.T) map[findingKey]bool {
 
 func (s *scene) firstSeen(t *testing.T, k findingKey) time.Time {
 	t.Helper()
-	var at time.Time
-	err := s.db(t).QueryRow(testContext(t), `SELECT first_seen FROM hap.binding_drift
-		WHERE binding_name = $1 AND kind = $2 AND global_account_id = $3 AND resolved_at IS NULL`, k.binding, k.kind, k.ga).Scan(&at)
-	if err != nil {
-		t.Fatalf("first seen of %+v: %v", k, err)
+	f, ok := s.findings(t)[k]
+	if !ok {
+		t.Fatalf("no open finding %+v", k)
 	}
-	return at
+	return f.FirstSeen
 }
 
+// candidateRows reads the candidate table through the job's store.
 func (s *scene) candidateRows(t *testing.T) []hap.Candidate {
 	t.Helper()
-	rows, err := s.db(t).Query(testContext(t), `SELECT global_account_id, hyperscaler_type, eu_access, binding_name,
-		db_count, shoot_count, effective_count, cluster_limit, headroom, selectable, rank FROM hap.binding_candidates`)
+	stored, err := s.Store(t, testContext(t)).Candidates(testContext(t), hap.AllGlobalAccounts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	var out []hap.Candidate
-	for rows.Next() {
-		var c hap.Candidate
-		if err := rows.Scan(&c.GlobalAccountID, &c.Pool.HyperscalerType, &c.Pool.EUAccess, &c.BindingName,
-			&c.DBCount, &c.ShootCount, &c.EffectiveCount, &c.Limit, &c.Headroom, &c.Selectable, &c.Rank); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, c)
+	for _, c := range stored {
+		out = append(out, c.Candidate)
 	}
 	return normalize(out)
 }
@@ -213,8 +211,9 @@ func TestAWrongNamespaceKeepsThePreviousCandidateTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrong := *s
-	wrong.world = &testbed.World{Namespace: empty, DatabaseName: s.World.DatabaseName, DatabaseURL: s.World.DatabaseURL}
+	elsewhere := *s.Scene
+	elsewhere.World = &testbed.World{Namespace: empty, DatabaseName: s.World.DatabaseName, DatabaseURL: s.World.DatabaseURL}
+	wrong := scene{&elsewhere}
 	code, _, stderr := wrong.cli(t, "run", "--jobs", "candidates")
 	if code != exitFailed || !strings.Contains(stderr, "keeping the previous candidate table") {
 		t.Fatalf("exit %d, want %d with a clear line; stderr:\n%s", code, exitFailed, stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,8 +23,13 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	s.serveDryRun(t)
 	var outcome string
 	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
-		err := s.db(t).QueryRow(testContext(t), `SELECT outcome FROM hap.binding_releases WHERE binding_name = 'aws-empty' ORDER BY id LIMIT 1`).Scan(&outcome)
-		return err == nil
+		history, err := s.Store(t, testContext(t)).ReleaseHistory(testContext(t))
+		i := slices.IndexFunc(history, func(r hap.ReleaseRecord) bool { return r.BindingName == "aws-empty" })
+		if err != nil || i < 0 {
+			return false
+		}
+		outcome = history[i].Outcome
+		return true
 	})
 	if outcome != hap.OutcomeWouldRelease {
 		t.Fatalf("serve --dry-run audited %q, want %q", outcome, hap.OutcomeWouldRelease)
