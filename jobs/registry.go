@@ -12,9 +12,9 @@ import (
 	"github.com/kyma-project/hap-reconciler/config"
 )
 
-// Job is one unit of work of a run. Each job is registered once, in
-// Registry, by the file that holds it; the runner, `run --jobs`, serve's
-// schedules and the validation of schedules.* all read it from there.
+// Job is one unit of work of a run. The file that holds a job declares it,
+// and Registry lists it once; the runner, `run --jobs`, serve's schedules
+// and the validation of schedules.* all read it from there.
 type Job struct {
 	// Name selects the job in --jobs, keys schedules.<name> and labels the
 	// job's logs and metrics.
