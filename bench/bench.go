@@ -37,6 +37,9 @@ type Options struct {
 	Progress io.Writer
 	// Rewrites is the load of the picks-during-rewrites measurement.
 	Rewrites RewriteLoad
+	// APIServerArgs are the flags the test bed's API server was started
+	// with beside its defaults (see APIServerArgs), for the report.
+	APIServerArgs []string
 }
 
 // DefaultRewriteLoad is 8 pickers on 8,000 bindings while the table is
@@ -56,7 +59,7 @@ func Measure(ctx context.Context, bed *testbed.Bed, opts Options) (*Report, erro
 		Binary:  binaryVersion(ctx, opts.Binary),
 		Machine: thisMachine(),
 		Settings: Settings{Picks: opts.Picks, LiveBudget: Seconds(opts.LiveBudget.Seconds()), Repeats: opts.Repeats, SteadyCycles: opts.SteadyCycles,
-			PageSize: config.Default().Gardener.PageSize, Seed: opts.Seed},
+			PageSize: config.Default().Gardener.PageSize, Seed: opts.Seed, APIServerArgs: opts.APIServerArgs},
 	}
 	for _, size := range opts.Sizes {
 		res, err := measureSize(ctx, bed, size, opts)
@@ -117,12 +120,13 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	requests := pickRequests(l, opts.Picks+pickWarmUp, opts.Seed)
 	runtime.GC()
 
-	say("measuring %d runs against the floor, after one warm-up run", opts.Repeats)
+	repeats := size.repeats(opts.Repeats)
+	say("measuring %d runs against the floor, after one warm-up run", repeats)
 	run, err := newRunner(opts.WorkDir, opts.Binary, bed.Kube.KubeconfigPath(), w.Namespace, w.DatabaseURL)
 	if err != nil {
 		return res, err
 	}
-	if err := runsAndFloors(ctx, run, bed, w, opts.Repeats, &res); err != nil {
+	if err := runsAndFloors(ctx, run, bed, w, repeats, &res); err != nil {
 		return res, err
 	}
 	res.Landscape.ServedKBPerShoot = round(float64(res.Floor.Shoots.Bytes)/float64(res.Landscape.Shoots)/1024, 1)

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -57,11 +58,12 @@ func TestContinueTokenIsReadFromTheListMetadataAtThePageEnd(t *testing.T) {
 }
 
 func TestParseSizes(t *testing.T) {
-	sizes, err := ParseSizes("s, M,L,300")
+	sizes, err := ParseSizes("s, M,L,xl,300")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Size{{"S", 2000}, {"M", 10000}, {"L", 20000}, {"300", 300}}
+	want := []Size{{Name: "S", Shoots: 2000}, {Name: "M", Shoots: 10000}, {Name: "L", Shoots: 20000},
+		{Name: "XL", Shoots: 100000, Repeats: 3}, {Name: "300", Shoots: 300}}
 	if len(sizes) != len(want) {
 		t.Fatalf("sizes %v, want %v", sizes, want)
 	}
@@ -70,9 +72,78 @@ func TestParseSizes(t *testing.T) {
 			t.Errorf("size %d = %v, want %v", i, sizes[i], want[i])
 		}
 	}
-	for _, bad := range []string{"", "XL", "5", " , "} {
+	for _, bad := range []string{"", "XXL", "5", " , "} {
 		if _, err := ParseSizes(bad); err == nil {
 			t.Errorf("ParseSizes(%q) succeeded", bad)
+		}
+	}
+}
+
+// XL measures at most its own number of pairs; -repeats still lowers it.
+func TestRepeatsPerSize(t *testing.T) {
+	xl, plain := namedSizes["XL"], namedSizes["L"]
+	for _, c := range []struct {
+		size        Size
+		asked, want int
+	}{{xl, 5, 3}, {xl, 1, 1}, {plain, 5, 5}, {plain, 7, 7}} {
+		if got := c.size.repeats(c.asked); got != c.want {
+			t.Errorf("%s with -repeats %d measures %d pairs, want %d", c.size.Name, c.asked, got, c.want)
+		}
+	}
+}
+
+// The test bed keeps its defaults up to L; XL, with or beside smaller
+// sizes, starts it without the watch cache and without compaction.
+func TestAPIServerArgsChangeOnlyForTheLargeLandscape(t *testing.T) {
+	small, err := ParseSizes("S,M,L,200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args := APIServerArgs(small); len(args) != 0 {
+		t.Errorf("S, M, L start the API server with %v, want its defaults", args)
+	}
+	withXL, err := ParseSizes("S,XL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"--watch-cache=false", "--etcd-compaction-interval=0"}
+	if args := APIServerArgs(withXL); !slices.Equal(args, want) {
+		t.Errorf("S and XL start the API server with %v, want %v", args, want)
+	}
+}
+
+// XL is judged against its own, stricter targets besides the general ones;
+// without XL those targets do not appear.
+func TestTargetsJudgeXLOnItsOwnLimits(t *testing.T) {
+	size := func(name string, shoots int, runOverFloor, rssMB float64) SizeResult {
+		return SizeResult{Size: Size{Name: name, Shoots: shoots}, Landscape: LandscapeFigures{Shoots: shoots},
+			Run: RunFigures{MaxRSSMB: rssMB}, Pairs: []Pair{{RunOverFloor: runOverFloor}}, Ratios: Ratios{RunOverFloor: runOverFloor}}
+	}
+	judged := func(ts []Target) map[string]bool {
+		m := map[string]bool{}
+		for _, target := range ts {
+			m[target.What] = target.Met
+		}
+		return m
+	}
+	const runXL, rssXL = "full run over floor at XL (median of the pairs)", "peak RSS of a run at XL"
+
+	without := judged(targetsOf([]SizeResult{size("L", 20000, 1.2, 120)}))
+	if _, ok := without[runXL]; ok {
+		t.Errorf("XL targets judged without XL: %v", without)
+	}
+	for _, c := range []struct {
+		runOverFloor, rssMB float64
+		runMet, rssMet      bool
+	}{{1.10, 100, true, true}, {1.12, 190, false, false}, {1.05, 101, true, false}} {
+		got := judged(targetsOf([]SizeResult{size("XL", 100000, c.runOverFloor, c.rssMB)}))
+		if got[runXL] != c.runMet || got[rssXL] != c.rssMet {
+			t.Errorf("run/floor %.2f, RSS %.0f MB: met %v and %v, want %v and %v",
+				c.runOverFloor, c.rssMB, got[runXL], got[rssXL], c.runMet, c.rssMet)
+		}
+		// The general limits still apply, judged on XL as the largest.
+		if !got["full run over floor at XL"] {
+			t.Errorf("run/floor %.2f fails the general 1.25x target", c.runOverFloor)
 		}
 	}
 }

@@ -12,8 +12,12 @@ func PrintTable(w io.Writer, r *Report) error {
 	m := r.Machine
 	fmt.Fprintf(w, "Machine: %d CPUs, %s, %.1f GB memory, Linux %s, %s\n", m.CPUs, m.CPUModel, m.MemoryGB, m.Kernel, m.GoVersion)
 	fmt.Fprintf(w, "Binary: %s\n", r.Binary)
-	fmt.Fprintf(w, "Settings: %d picks per path, median of %d runs and %d watched cycles, page size %d, seed %d\n\n",
+	fmt.Fprintf(w, "Settings: %d picks per path, median of %d runs (XL: 3, see pairs) and %d watched cycles, page size %d, seed %d\n\n",
 		r.Settings.Picks, r.Settings.Repeats, r.Settings.SteadyCycles, r.Settings.PageSize, r.Settings.Seed)
+	if args := r.Settings.APIServerArgs; len(args) > 0 {
+		// Without the watch cache KEB's "cached" list is read from etcd too.
+		fmt.Fprintf(w, "API server started with %s\n", strings.Join(args, " "))
+	}
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	row := func(cells ...any) {
@@ -36,10 +40,10 @@ func PrintTable(w io.Writer, r *Report) error {
 	}
 
 	section("Full run (child process, all jobs, release dry-run) against the floor")
-	row("size", "run s", "CPU s", "peak RSS MB", "floor s", "run/floor", "gather/floor", "ms per 1000 shoots")
+	row("size", "run s", "CPU s", "peak RSS MB", "floor s", "run/floor", "gather/floor", "pairs", "each pair's run/floor", "ms per 1000 shoots")
 	for _, s := range r.Sizes {
 		row(s.Size.Name, f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), f2(float64(s.Floor.Wall)),
-			f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.GatherOverFloor)+"x", f0(s.Ratios.RunMillisPer1000Shoots))
+			f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.GatherOverFloor)+"x", len(s.Pairs), pairRatios(s.Pairs), f0(s.Ratios.RunMillisPer1000Shoots))
 	}
 
 	section("Run phases, seconds (the three reads overlap; floor parts for comparison)")
@@ -103,6 +107,15 @@ func PrintTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.What, t.Want, t.Got, verdict)
 	}
 	return tw.Flush()
+}
+
+// pairRatios lists each pair's run/floor in the order measured.
+func pairRatios(pairs []Pair) string {
+	parts := make([]string, len(pairs))
+	for i, p := range pairs {
+		parts[i] = f2(p.RunOverFloor)
+	}
+	return strings.Join(parts, " ")
 }
 
 func f0(x float64) string  { return fmt.Sprintf("%.0f", x) }

@@ -45,17 +45,7 @@ func (k *Kube) startEtcdOnce(ctx context.Context, bin string) error {
 	if err := os.RemoveAll(dataDir); err != nil {
 		return err
 	}
-	p, err := startProcess("etcd", filepath.Join(k.dir, "etcd.log"), bin,
-		"--name=testbed",
-		"--data-dir="+dataDir,
-		"--listen-client-urls="+clientURL,
-		"--advertise-client-urls="+clientURL,
-		"--listen-peer-urls="+peerURL,
-		"--initial-advertise-peer-urls="+peerURL,
-		"--initial-cluster=testbed="+peerURL,
-		"--logger=zap",
-		"--log-outputs=stderr",
-	)
+	p, err := startProcess("etcd", filepath.Join(k.dir, "etcd.log"), bin, etcdArgs(dataDir, clientURL, peerURL)...)
 	if err != nil {
 		return err
 	}

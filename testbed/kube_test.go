@@ -3,9 +3,12 @@ package testbed
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,6 +23,7 @@ import (
 // One test covers the whole life of a Kube: starting one costs seconds on a
 // two-core machine.
 func TestKubeServesGardenerKindsRestartsAndStopsWithoutLeftovers(t *testing.T) {
+	Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	k, err := StartKube(ctx)
@@ -88,6 +92,11 @@ func TestKubeServesGardenerKindsRestartsAndStopsWithoutLeftovers(t *testing.T) {
 		t.Fatalf("get after API server restart: %v", err)
 	}
 
+	// etcd takes a landscape larger than its default 2 GiB quota.
+	if quota := etcdMetric(t, k.EtcdURL(), "etcd_server_quota_backend_bytes"); quota != etcdQuotaBytes {
+		t.Errorf("etcd's backend quota is %v bytes, want %d", quota, etcdQuotaBytes)
+	}
+
 	pids := k.PIDs()
 	if len(pids) != 2 {
 		t.Fatalf("PIDs() = %v, want etcd and kube-apiserver", pids)
@@ -122,7 +131,33 @@ func TestKubeServesGardenerKindsRestartsAndStopsWithoutLeftovers(t *testing.T) {
 	}
 }
 
+// etcdMetric reads one unlabelled gauge from etcd's metrics page.
+func etcdMetric(t *testing.T, etcdURL, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(etcdURL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(page), "\n") {
+		if value, ok := strings.CutPrefix(line, name+" "); ok {
+			v, err := strconv.ParseFloat(value, 64)
+			if err != nil {
+				t.Fatalf("metric %s: %v", name, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("etcd has no metric %s", name)
+	return 0
+}
+
 func TestStartKubeFailureReportsTheLogAndLeavesNothingRunning(t *testing.T) {
+	Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	base := t.TempDir()

@@ -54,4 +54,3 @@ func (s *scene) mustRun(t *testing.T, args ...string) string {
 
 // db is the scene's one connection to its database.
 func (s *scene) db(t *testing.T) *pgx.Conn { return s.Conn(t, testContext(t)) }
-

@@ -1,15 +1,13 @@
 package landscape
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"sync"
+	"io"
+	"net/http"
+	"net/url"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
 
@@ -21,123 +19,91 @@ const loadWorkers = 16
 // cluster is gone; a shoot deleted while holding it stays, being deleted.
 const gardenerFinalizer = "gardener"
 
-var (
-	shootsResource   = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
-	bindingsResource = schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
+// Where the API server takes each kind, below /apis.
+const (
+	shootsPath   = "core.gardener.cloud/v1beta1"
+	bindingsPath = "security.gardener.cloud/v1alpha1"
 )
 
 // LoadGardener creates the landscape's bindings and shoots in namespace,
 // which must exist. Shoots marked Deleting are created with Gardener's
 // finalizer and then deleted, so they carry a deletionTimestamp. progress,
 // when not nil, is called after each object from one goroutine at a time.
+//
+// Every object is a real create through the API server. The API server's
+// work per object (decoding, pruning, managed fields, storing) is most of
+// the cost, so the client does as little as it can beside it: each worker
+// encodes its object straight from the generated value, posts the bytes and
+// reads the answer without decoding it. Objects are encoded when their turn
+// comes, so a 100,000-shoot landscape never exists twice in memory.
 func LoadGardener(ctx context.Context, cfg *rest.Config, namespace string, l *Landscape, progress func(done, total int)) error {
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 1000, 2000 // the client's limiter would be the bottleneck
-	// Gardener's finalizer name is not domain-qualified; the API server's
-	// warning about it on every deleting shoot is noise here.
-	cfg.WarningHandler = rest.NoWarnings{}
-	client, err := dynamic.NewForConfig(cfg)
+	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return fmt.Errorf("load landscape: %w", err)
 	}
-	jobs := make([]func(context.Context) error, 0, len(l.Bindings)+len(l.Shoots))
-	for _, b := range l.Bindings {
-		obj, err := toUnstructured(b)
-		if err != nil {
-			return fmt.Errorf("binding %s: %w", b.Name, err)
+	c := creator{client: httpClient, host: cfg.Host, namespace: namespace}
+	bindings := len(l.Bindings)
+	return runParallel(ctx, bindings+len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
+		if i < bindings {
+			b := l.Bindings[i]
+			body, err := encodeBinding(b, namespace)
+			if err != nil {
+				return fmt.Errorf("binding %s: %w", b.Name, err)
+			}
+			return c.create(ctx, bindingsPath, "credentialsbindings", b.Name, body, false)
 		}
-		// The referenced secret lives in the project namespace.
-		if err := unstructured.SetNestedField(obj.Object, namespace, "credentialsRef", "namespace"); err != nil {
-			return fmt.Errorf("binding %s: %w", b.Name, err)
-		}
-		jobs = append(jobs, createJob(client.Resource(bindingsResource).Namespace(namespace), obj, false))
-	}
-	for _, s := range l.Shoots {
-		obj, err := toUnstructured(s.Object)
+		s := l.Shoots[i-bindings]
+		body, err := encodeShoot(s)
 		if err != nil {
 			return fmt.Errorf("shoot %s: %w", s.Object.Name, err)
 		}
-		if s.Deleting {
-			obj.SetFinalizers(append(obj.GetFinalizers(), gardenerFinalizer))
-		}
-		jobs = append(jobs, createJob(client.Resource(shootsResource).Namespace(namespace), obj, s.Deleting))
-	}
-	return runParallel(ctx, jobs, progress)
+		return c.create(ctx, shootsPath, "shoots", s.Object.Name, body, s.Deleting)
+	}, progress)
 }
 
-// createJob creates obj; with deleteAfter it then deletes it, which a
-// finalizer turns into "being deleted".
-func createJob(res dynamic.ResourceInterface, obj *unstructured.Unstructured, deleteAfter bool) func(context.Context) error {
-	return func(ctx context.Context) error {
-		if _, err := res.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
-		if !deleteAfter {
-			return nil
-		}
-		if err := res.Delete(ctx, obj.GetName(), metav1.DeleteOptions{}); err != nil {
-			return fmt.Errorf("delete %s %s: %w", obj.GetKind(), obj.GetName(), err)
-		}
+// creator posts encoded objects into one namespace.
+type creator struct {
+	client    *http.Client
+	host      string
+	namespace string
+}
+
+// create posts body as a new object named name; with deleteAfter it then
+// deletes it, which a finalizer turns into "being deleted".
+func (c creator) create(ctx context.Context, groupVersion, resource, name string, body []byte, deleteAfter bool) error {
+	collection := c.host + "/apis/" + groupVersion + "/namespaces/" + url.PathEscape(c.namespace) + "/" + resource
+	if err := c.do(ctx, http.MethodPost, collection, body, http.StatusCreated); err != nil {
+		return fmt.Errorf("create %s %s: %w", resource, name, err)
+	}
+	if !deleteAfter {
 		return nil
 	}
-}
-
-// runParallel runs jobs on a bounded pool of workers, stopping at the first
-// error.
-func runParallel(ctx context.Context, jobs []func(context.Context) error, progress func(done, total int)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	queue := make(chan func(context.Context) error)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		done     int
-		firstErr error
-	)
-	for range loadWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for job := range queue {
-				err := job(ctx)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				if err == nil {
-					done++
-					if progress != nil {
-						progress(done, len(jobs))
-					}
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-feed:
-	for _, job := range jobs {
-		select {
-		case queue <- job:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(queue)
-	wg.Wait()
-	if firstErr != nil {
-		return fmt.Errorf("load landscape: %w", firstErr)
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("load landscape: %w", err)
+	// 200: deleted at once; 202: accepted, held by the finalizer.
+	if err := c.do(ctx, http.MethodDelete, collection+"/"+url.PathEscape(name), nil, http.StatusOK, http.StatusAccepted); err != nil {
+		return fmt.Errorf("delete %s %s: %w", resource, name, err)
 	}
 	return nil
 }
 
-func toUnstructured(obj any) (*unstructured.Unstructured, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+func (c creator) do(ctx context.Context, method, target string, body []byte, ok ...int) error {
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return &unstructured.Unstructured{Object: m}, nil
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	for _, code := range ok {
+		if resp.StatusCode == code {
+			// Drained, not decoded, so the connection is reused.
+			_, err := io.Copy(io.Discard, resp.Body)
+			return err
+		}
+	}
+	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
+	return fmt.Errorf("%s: %s", resp.Status, bytes.TrimSpace(answer))
 }

@@ -24,20 +24,21 @@ func LoadInstances(ctx context.Context, databaseURL string, l *Landscape) error 
 		return fmt.Errorf("load instances: connect: %w", err)
 	}
 	defer conn.Close(context.Background())
-	rows := make([][]any, 0, len(l.Instances))
-	for _, i := range l.Instances {
-		rows = append(rows, []any{
+	// Rows are handed to COPY one at a time as it sends them, so a large
+	// landscape's table is not built a second time in memory.
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"instances"}, instanceColumns, pgx.CopyFromSlice(len(l.Instances), func(k int) ([]any, error) {
+		i := l.Instances[k]
+		return []any{
 			i.InstanceID, i.RuntimeID, i.GlobalAccountID, i.SubscriptionGlobalAccountID, i.SubAccountID,
 			i.SubscriptionSecretName, i.Provider, i.ProviderRegion, i.ServicePlanName, i.ProvisioningParameters,
 			i.CreatedAt, i.UpdatedAt, i.DeletedAt, i.ExpiredAt,
-		})
-	}
-	n, err := conn.CopyFrom(ctx, pgx.Identifier{"instances"}, instanceColumns, pgx.CopyFromRows(rows))
+		}, nil
+	}))
 	if err != nil {
-		return fmt.Errorf("load instances: copy %d rows: %w", len(rows), err)
+		return fmt.Errorf("load instances: copy %d rows: %w", len(l.Instances), err)
 	}
-	if int(n) != len(rows) {
-		return fmt.Errorf("load instances: copied %d rows, want %d", n, len(rows))
+	if int(n) != len(l.Instances) {
+		return fmt.Errorf("load instances: copied %d rows, want %d", n, len(l.Instances))
 	}
 	return nil
 }

@@ -30,10 +30,10 @@ func main() {
 
 func run() error {
 	var (
-		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S,M,L"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000) or a number of shoots; env BENCH_SIZES")
+		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S,M,L"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000), XL (100,000; at most 3 run/floor pairs) or a number of shoots; env BENCH_SIZES")
 		picks   = flag.Int("picks", envInt("BENCH_PICKS", 10000), "measured picks per path and size; env BENCH_PICKS")
 		budget  = flag.Duration("live-budget", 3*time.Minute, "time after which each KEB live path stops picking early (its lists make 10,000 picks take hours at L); 0: no limit")
-		repeats = flag.Int("repeats", 5, "measured runs and floors per size (median reported)")
+		repeats = flag.Int("repeats", 5, "measured runs and floors per size (median reported); XL measures at most 3")
 		cycles  = flag.Int("cycles", 5, "measured watched serve cycles per size (median reported)")
 		seed    = flag.Uint64("seed", 2000, "landscape seed")
 		binary  = flag.String("binary", "", "hap-reconciler binary to measure (default: build ./cmd/hap-reconciler)")
@@ -72,14 +72,15 @@ func run() error {
 
 	fmt.Fprintln(os.Stderr, "starting the test bed (etcd, kube-apiserver, PostgreSQL)")
 	startCtx, cancel := context.WithTimeout(ctx, 20*time.Minute)
-	bed, err := testbed.StartBed(startCtx)
+	bedArgs := bench.APIServerArgs(parsed)
+	bed, err := testbed.StartBed(startCtx, testbed.WithAPIServerArgs(bedArgs...))
 	cancel()
 	if err != nil {
 		return err
 	}
 	report, err := bench.Measure(ctx, bed, bench.Options{
 		Sizes: parsed, Picks: *picks, LiveBudget: *budget, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
-		Binary: *binary, WorkDir: work, Progress: os.Stderr, Rewrites: bench.DefaultRewriteLoad,
+		Binary: *binary, WorkDir: work, Progress: os.Stderr, Rewrites: bench.DefaultRewriteLoad, APIServerArgs: bedArgs,
 	})
 	err = errors.Join(err, bed.Stop())
 	if err != nil {
