@@ -76,40 +76,32 @@ func (g *Gardener) Labels(name string) map[string]string {
 
 // ListBindings delivers every binding in name order.
 func (g *Gardener) ListBindings(ctx context.Context, _ func(), fn func(hap.Binding) error, _ func(hap.Skipped)) error {
-	g.mu.Lock()
-	if g.ListErr != nil {
-		g.mu.Unlock()
-		return g.ListErr
-	}
-	list := make([]hap.Binding, 0, len(g.bindings))
-	for _, name := range slices.Sorted(maps.Keys(g.bindings)) {
-		b := g.bindings[name]
+	return list(ctx, g, g.bindings, func(b hap.Binding) error {
 		b.Labels = maps.Clone(b.Labels)
-		list = append(list, b)
-	}
-	g.mu.Unlock()
-	for _, b := range list {
-		if err := fn(b); err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+		return fn(b)
+	})
 }
 
 // ListShoots delivers every shoot in name order.
 func (g *Gardener) ListShoots(ctx context.Context, _ func(), fn func(hap.Shoot) error) error {
+	return list(ctx, g, g.shoots, fn)
+}
+
+// list copies the objects of one kind in name order under the lock, then
+// delivers them without it, so fn may change the namespace as it goes.
+func list[T any](ctx context.Context, g *Gardener, objects map[string]T, fn func(T) error) error {
 	g.mu.Lock()
 	if g.ListErr != nil {
 		g.mu.Unlock()
 		return g.ListErr
 	}
-	list := make([]hap.Shoot, 0, len(g.shoots))
-	for _, name := range slices.Sorted(maps.Keys(g.shoots)) {
-		list = append(list, g.shoots[name])
+	items := make([]T, 0, len(objects))
+	for _, name := range slices.Sorted(maps.Keys(objects)) {
+		items = append(items, objects[name])
 	}
 	g.mu.Unlock()
-	for _, s := range list {
-		if err := fn(s); err != nil {
+	for _, item := range items {
+		if err := fn(item); err != nil {
 			return err
 		}
 	}
