@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/gardener/gardener v1.131.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-logr/logr v1.4.3
 	github.com/go-logr/zapr v1.3.0
 	github.com/jackc/pgx/v5 v5.10.0

@@ -1,7 +1,9 @@
 package gardener
 
 import (
+	"bytes"
 	"context"
+	"github.com/go-json-experiment/json/jsontext"
 	"sync"
 	"testing"
 	"time"
@@ -63,4 +65,28 @@ func newClientB(b *testing.B, ns string) *Client {
 		b.Fatal(err)
 	}
 	return c
+}
+
+// BenchmarkDecodeShootPage decodes one page of shoots as the API server
+// served it (managed fields and all) from memory: the client's share of a
+// list, apart from the network.
+func BenchmarkDecodeShootPage(b *testing.B) {
+	testbed.Require(b)
+	ns := loadBenchLandscape(b)
+	c := newClientB(b, ns)
+	body, err := c.shoots.client.Get().Namespace(ns).Resource(c.shoots.name).Param("limit", "500").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var p page[shootItem]
+		if err := decodePage(jsontext.NewDecoder(bytes.NewReader(body)), &p); err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Items) != 500 {
+			b.Fatalf("decoded %d shoots, want 500", len(p.Items))
+		}
+	}
 }

@@ -2,10 +2,12 @@ package gardener
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -108,63 +110,64 @@ func getPage[T any](ctx context.Context, c *Client, res resource, token string) 
 		}
 		defer body.Close()
 		p = page[T]{}
-		return decodePage(json.NewDecoder(body), &p)
+		return decodePage(jsontext.NewDecoder(body), &p)
 	})
 	return p, err
 }
 
 // decodePage reads a list response item by item: {"metadata": ...,
 // "items": [...], ...} with its members in any order.
-func decodePage[T any](dec *json.Decoder, p *page[T]) error {
-	if err := expectDelim(dec, '{'); err != nil {
+func decodePage[T any](dec *jsontext.Decoder, p *page[T]) error {
+	if err := expectKind(dec, '{'); err != nil {
 		return err
 	}
-	for dec.More() {
-		key, err := dec.Token()
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return fmt.Errorf("decode list: %w", err)
 		}
+		// A token lives until the next read: keep the member's name.
+		key := tok.String()
 		switch key {
 		case "metadata":
-			err = dec.Decode(&p.Metadata)
+			err = json.UnmarshalDecode(dec, &p.Metadata)
 		case "items":
 			err = decodeItems(dec, &p.Items)
 		default:
-			var skipped json.RawMessage
-			err = dec.Decode(&skipped)
+			err = dec.SkipValue()
 		}
 		if err != nil {
-			return fmt.Errorf("decode list member %v: %w", key, err)
+			return fmt.Errorf("decode list member %s: %w", key, err)
 		}
 	}
-	return expectDelim(dec, '}')
+	return expectKind(dec, '}')
 }
 
-func decodeItems[T any](dec *json.Decoder, items *[]T) error {
-	tok, err := dec.Token()
-	if err != nil || tok == nil { // null: no items
+func decodeItems[T any](dec *jsontext.Decoder, items *[]T) error {
+	if dec.PeekKind() == 'n' { // null: no items
+		_, err := dec.ReadToken()
 		return err
 	}
-	if tok != json.Delim('[') {
-		return fmt.Errorf("items is %v, want an array", tok)
+	if err := expectKind(dec, '['); err != nil {
+		return err
 	}
-	for dec.More() {
+	for dec.PeekKind() != ']' {
 		var item T
-		if err := dec.Decode(&item); err != nil {
+		if err := json.UnmarshalDecode(dec, &item); err != nil {
 			return err
 		}
 		*items = append(*items, item)
 	}
-	return expectDelim(dec, ']')
+	return expectKind(dec, ']')
 }
 
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
+func expectKind(dec *jsontext.Decoder, want jsontext.Kind) error {
+	tok, err := dec.ReadToken()
 	if err != nil {
 		return fmt.Errorf("decode list: %w", err)
 	}
-	if tok != want {
-		return fmt.Errorf("decode list: found %v, want %v", tok, want)
+	if tok.Kind() != want {
+		return fmt.Errorf("decode list: found %v, want %v", tok.Kind(), want)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package gardener
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -78,7 +77,7 @@ func (l *cachedList) DeepCopyObject() runtime.Object {
 // decodeShootEvent decodes the object of a watch event on shoots.
 func decodeShootEvent(raw []byte) (runtime.Object, error) {
 	var item shootItem
-	if err := json.Unmarshal(raw, &item); err != nil {
+	if err := unmarshal(raw, &item); err != nil {
 		return nil, fmt.Errorf("decode shoot: %w", err)
 	}
 	// shootItem leaves the resourceVersion out (a list does not need
@@ -88,7 +87,7 @@ func decodeShootEvent(raw []byte) (runtime.Object, error) {
 			ResourceVersion string `json:"resourceVersion"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal(raw, &version); err != nil {
+	if err := unmarshal(raw, &version); err != nil {
 		return nil, fmt.Errorf("decode shoot resourceVersion: %w", err)
 	}
 	return newCachedShoot(item, version.Metadata.ResourceVersion), nil
@@ -98,7 +97,7 @@ func decodeShootEvent(raw []byte) (runtime.Object, error) {
 // bindings.
 func decodeBindingEvent(raw []byte) (runtime.Object, error) {
 	var item bindingItem
-	if err := json.Unmarshal(raw, &item); err != nil {
+	if err := unmarshal(raw, &item); err != nil {
 		return nil, fmt.Errorf("decode credentials binding: %w", err)
 	}
 	return newCachedBinding(item), nil
