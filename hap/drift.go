@@ -59,9 +59,9 @@ func driftOf(u *Usage, p Policy) []Finding {
 			out = append(out, with(KindShootOnMissingBinding, "",
 				fmt.Sprintf("%d shoot(s) reference a binding Gardener does not have", u.Shoots)))
 		}
-		for _, ga := range sortedKeys(u.InstancesByGA) {
+		for _, ga := range u.InstancesByGA.SortedGAs() {
 			out = append(out, with(KindInstanceOnMissingBinding, ga,
-				fmt.Sprintf("%d active instance(s) of GA %s reference a binding Gardener does not have", u.InstancesByGA[ga], ga)))
+				fmt.Sprintf("%d active instance(s) of GA %s reference a binding Gardener does not have", u.InstancesByGA.Of(ga), ga)))
 		}
 		return out
 	}
@@ -99,11 +99,11 @@ func driftOf(u *Usage, p Policy) []Finding {
 // instances in it, or shoots in it through their runtime ID.
 func crossTenant(u *Usage, b *Binding, with func(FindingKind, string, string) Finding) []Finding {
 	foreign := map[string]bool{}
-	for ga := range u.InstancesByGA {
-		foreign[ga] = ga != b.GlobalAccountID
+	for _, c := range u.InstancesByGA {
+		foreign[c.GlobalAccountID] = c.GlobalAccountID != b.GlobalAccountID
 	}
-	for ga := range u.ShootOwners {
-		foreign[ga] = foreign[ga] || ga != b.GlobalAccountID
+	for _, c := range u.ShootOwners {
+		foreign[c.GlobalAccountID] = foreign[c.GlobalAccountID] || c.GlobalAccountID != b.GlobalAccountID
 	}
 	var out []Finding
 	for _, ga := range sortedKeys(foreign) {
@@ -112,7 +112,7 @@ func crossTenant(u *Usage, b *Binding, with func(FindingKind, string, string) Fi
 		}
 		out = append(out, with(KindCrossTenant, ga, fmt.Sprintf(
 			"binding claimed by GA %s holds %d instance(s) and %d shoot(s) of GA %s",
-			b.GlobalAccountID, u.InstancesByGA[ga], u.ShootOwners[ga], ga)))
+			b.GlobalAccountID, u.InstancesByGA.Of(ga), u.ShootOwners.Of(ga), ga)))
 	}
 	return out
 }

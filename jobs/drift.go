@@ -60,5 +60,5 @@ func (w *Work) drift(ctx context.Context, f *Facts) error {
 // between KEB's database, Gardener and KEB's rules of choice, and the
 // bindings in pools no entry of hap.rule draws from. It writes nothing.
 func Findings(f *Facts) []hap.Finding {
-	return append(hap.DecideDrift(f.Tally, f.Policy, f.Candidates()), f.Rules.UnnamedPools(f.Snapshot.Bindings)...)
+	return append(hap.DecideDrift(f.Tally, f.Policy, f.Candidates()), f.Rules.UnnamedPools(f.Bindings)...)
 }

@@ -38,7 +38,7 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 	if err != nil {
 		return err
 	}
-	fleet := metrics.FleetOf(f.Tally, candidates, f.Snapshot.Skipped)
+	fleet := metrics.FleetOf(f.Tally, candidates, f.Skipped)
 	for _, row := range BuildPoolView(stats, f.Rules, history, now) {
 		fleet.Pools = append(fleet.Pools, metrics.PoolSeries{
 			Key: row.Key(), Rules: row.Rules, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,

@@ -12,11 +12,14 @@ import (
 	"github.com/kyma-project/hap-reconciler/hap/rules"
 )
 
-// Facts is what one run gathered: the snapshot, indexed, plus what the
-// database read says about reservations, and KEB's settings every decision
-// reads (its multi-account policy and its rules).
+// Facts is what one run gathered: Gardener's bindings, the shoots and KEB's
+// instances counted per binding name, what the database read says about
+// reservations, and KEB's settings every decision reads (its multi-account
+// policy and its rules). Shoots and instances are not kept one by one: the
+// tally holds all that decisions read of them.
 type Facts struct {
-	Snapshot hap.Snapshot
+	Bindings []hap.Binding
+	Skipped  []hap.Skipped
 	Tally    *hap.Tally
 	Absorbed []string
 	Phases   Phases
@@ -35,6 +38,10 @@ type Phases struct {
 
 // Gather reads Gardener and KEB's database at the same time. It returns an
 // error, never a partial picture: a job must not decide on half a fleet.
+//
+// Shoots are counted as they arrive. Attributing a shoot to a GA takes the
+// runtime IDs of KEB's instances, so counting waits for the database read,
+// one query that is done long before the shoot list.
 func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	rs, err := r.Config.RuleSet()
 	if err != nil {
@@ -45,13 +52,13 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	g.Go(func() error {
 		start := r.Now()
 		err := r.Gardener.ListBindings(ctx, func() {
-			f.Snapshot.Bindings, f.Snapshot.Skipped = f.Snapshot.Bindings[:0], f.Snapshot.Skipped[:0]
+			f.Bindings, f.Skipped = f.Bindings[:0], f.Skipped[:0]
 		}, func(b hap.Binding) error {
-			f.Snapshot.Bindings = append(f.Snapshot.Bindings, b)
+			f.Bindings = append(f.Bindings, b)
 			return nil
 		}, func(s hap.Skipped) {
 			r.Log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
-			f.Snapshot.Skipped = append(f.Snapshot.Skipped, s)
+			f.Skipped = append(f.Skipped, s)
 		})
 		f.Phases.ListBindings = r.Now().Sub(start)
 		if err != nil {
@@ -59,17 +66,38 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 		}
 		return nil
 	})
+	var instances []hap.InstanceCount
+	instancesRead := make(chan struct{})
+	g.Go(func() error {
+		start := r.Now()
+		read, err := r.Store.ReadInstanceCounts(ctx)
+		f.Phases.ReadDatabase = r.Now().Sub(start)
+		if err != nil {
+			return fmt.Errorf("reading instance counts from KEB's database: %w", err)
+		}
+		instances, f.Absorbed = read.Counts, read.Absorbed
+		close(instancesRead)
+		return nil
+	})
+	var counter *hap.ShootCounter
 	var shootsWithoutBinding []string
 	g.Go(func() error {
 		start := r.Now()
 		err := r.Gardener.ListShoots(ctx, func() {
-			f.Snapshot.Shoots = f.Snapshot.Shoots[:0]
-			shootsWithoutBinding = shootsWithoutBinding[:0]
+			counter, shootsWithoutBinding = nil, shootsWithoutBinding[:0]
 		}, func(s hap.Shoot) error {
+			if counter == nil {
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-instancesRead:
+				}
+				counter = hap.NewShootCounter(instances)
+			}
 			if s.BindingName == "" {
 				shootsWithoutBinding = append(shootsWithoutBinding, s.Name)
 			}
-			f.Snapshot.Shoots = append(f.Snapshot.Shoots, s)
+			counter.Add(s)
 			return nil
 		})
 		f.Phases.ListShoots = r.Now().Sub(start)
@@ -78,30 +106,23 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 		}
 		return nil
 	})
-	g.Go(func() error {
-		start := r.Now()
-		read, err := r.Store.ReadInstanceCounts(ctx)
-		f.Phases.ReadDatabase = r.Now().Sub(start)
-		if err != nil {
-			return fmt.Errorf("reading instance counts from KEB's database: %w", err)
-		}
-		f.Snapshot.Instances, f.Absorbed, f.Snapshot.TakenAt = read.Counts, read.Absorbed, read.TakenAt
-		return nil
-	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if counter == nil { // no shoots at all
+		counter = hap.NewShootCounter(instances)
+	}
 	for _, name := range shootsWithoutBinding {
 		r.Log.Warn("shoot names no credentials binding", zap.String("shoot", name))
-		f.Snapshot.Skipped = append(f.Snapshot.Skipped, hap.Skipped{Kind: "Shoot", Name: name,
+		f.Skipped = append(f.Skipped, hap.Skipped{Kind: "Shoot", Name: name,
 			Reason: "neither spec.credentialsBindingName nor spec.secretBindingName is set"})
 	}
-	f.Tally = hap.NewTally(f.Snapshot)
+	f.Tally = counter.Tally(f.Bindings)
 	r.Log.Info("gathered the fleet",
-		zap.Int("bindings", len(f.Snapshot.Bindings)),
-		zap.Int("shoots", len(f.Snapshot.Shoots)),
-		zap.Int("instanceGroups", len(f.Snapshot.Instances)),
-		zap.Int("skipped", len(f.Snapshot.Skipped)),
+		zap.Int("bindings", len(f.Bindings)),
+		zap.Int("shoots", f.Tally.ShootsTotal+f.Tally.ShootsWithoutBinding),
+		zap.Int("instanceGroups", len(instances)),
+		zap.Int("skipped", len(f.Skipped)),
 		zap.Duration("listBindings", f.Phases.ListBindings),
 		zap.Duration("listShoots", f.Phases.ListShoots),
 		zap.Duration("readDatabase", f.Phases.ReadDatabase))

@@ -28,6 +28,10 @@ type Gardener struct {
 
 	// ListErr, when set, fails every list: the picture is incomplete.
 	ListErr error
+	// RestartShootsAfter, when positive, makes the next shoot list start
+	// over once after delivering that many shoots, as a list does whose
+	// continue token expired: onReset, then every shoot again.
+	RestartShootsAfter int
 	// Updates counts the label updates that landed.
 	Updates int
 }
@@ -83,9 +87,29 @@ func (g *Gardener) ListBindings(ctx context.Context, _ func(), fn func(hap.Bindi
 }
 
 // ListShoots delivers every shoot in name order.
-func (g *Gardener) ListShoots(ctx context.Context, _ func(), fn func(hap.Shoot) error) error {
+func (g *Gardener) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error {
+	g.mu.Lock()
+	restartAfter := g.RestartShootsAfter
+	g.RestartShootsAfter = 0
+	g.mu.Unlock()
+	if restartAfter > 0 {
+		delivered := 0
+		err := list(ctx, g, g.shoots, func(s hap.Shoot) error {
+			if delivered == restartAfter {
+				return errRestart
+			}
+			delivered++
+			return fn(s)
+		})
+		if err != nil && !errors.Is(err, errRestart) {
+			return err
+		}
+		onReset()
+	}
 	return list(ctx, g, g.shoots, fn)
 }
+
+var errRestart = errors.New("continue token expired")
 
 // list copies the objects of one kind in name order under the lock, then
 // delivers them without it, so fn may change the namespace as it goes.
