@@ -15,7 +15,7 @@ demo: ## run every job once on a throwaway landscape, print the report, serve th
 	$(GO) build -o bin/hap-demo ./cmd/hap-demo
 	bin/hap-demo $(DEMO_FLAGS)
 
-test: ## vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
+test: ## gofmt, vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
 	bash hack/test.sh
 
 # The long randomized runs; `make test` runs a few of each.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's test command: prepares the real test bed's parts (etcd,
 # PostgreSQL, promtool, a kube-apiserver and helm built from source and cached
-# outside the repository), then vets and runs every test, integration tests included.
+# outside the repository), then checks formatting, vets and runs every test,
+# integration tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,13 @@ echo "==> kube-apiserver"
 bash hack/build-kube-apiserver.sh >/dev/null
 echo "==> helm"
 bash hack/install-helm.sh >/dev/null
+echo "==> gofmt"
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change these files (run gofmt -w on them):" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
 echo "==> go vet"
 go vet ./...
 echo "==> go test"
