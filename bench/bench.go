@@ -176,6 +176,7 @@ func runsAndFloors(ctx context.Context, run *runner, bed *testbed.Bed, w *testbe
 	// A memory limit must allow the highest peak, not the median one.
 	for _, r := range runs {
 		res.Run.MaxRSSMB = max(res.Run.MaxRSSMB, r.MaxRSSMB)
+		res.Run.PeakHeapMB, res.Run.MaxLiveMB = max(res.Run.PeakHeapMB, r.PeakHeapMB), max(res.Run.MaxLiveMB, r.MaxLiveMB)
 	}
 	return nil
 }

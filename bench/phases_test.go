@@ -147,3 +147,17 @@ func TestTargetsJudgeXLOnItsOwnLimits(t *testing.T) {
 		}
 	}
 }
+
+func TestHeapFiguresReadTheGCTrace(t *testing.T) {
+	log := []byte(`{"level":"info","msg":"gathered the fleet"}
+gc 1 @0.012s 2%: 0.018+1.2+0.003 ms clock, 0.03+0/1.1/0.2+0.007 ms cpu, 4->4->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P
+gc 2 @0.134s 3%: 0.15+0.23+0.20 ms clock, 0.31+0.032/0.060/0.049+0.40 ms cpu, 63->70->19 MB, 74 MB goal, 0 MB stacks, 0 MB globals, 2 P
+gc 3 @0.136s 3%: 0.084+0.56+0.084 ms clock, 0.16+0.038/0.14/0+0.16 ms cpu, 32->35->33 MB, 38 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)
+`)
+	if peak, live := heapFigures(log); peak != 70 || live != 33 {
+		t.Fatalf("peak heap %d MB, max live %d MB; want 70 and 33", peak, live)
+	}
+	if peak, live := heapFigures([]byte("no trace\n")); peak != 0 || live != 0 {
+		t.Fatalf("without a trace: %d and %d, want 0 and 0", peak, live)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,7 +23,13 @@ type RunFigures struct {
 	System   Seconds `json:"systemSeconds"`
 	CPU      Seconds `json:"cpuSeconds"`
 	MaxRSSMB float64 `json:"maxRSSMB"`
-	Phases   Phases  `json:"phases"`
+	// Heap figures from the Go runtime's GC trace: the largest heap any
+	// collection started at, and the most it found still live. Peak RSS is
+	// the first plus the binary and the runtime; GOGC lets the heap grow
+	// to twice what was live before collecting.
+	PeakHeapMB int    `json:"peakHeapMB"`
+	MaxLiveMB  int    `json:"maxLiveHeapMB"`
+	Phases     Phases `json:"phases"`
 }
 
 // clusterLimit is the clusters per binding both the job and KEB's live path
@@ -66,7 +73,8 @@ func (r *runner) run(ctx context.Context) (RunFigures, error) {
 	cmd.Stderr = &stderr
 	// Nothing of the benchmark's environment may point the child
 	// elsewhere: the flags say everything.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	// The GC trace only adds a line to stderr per collection.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GODEBUG=gctrace=1"}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w", err)
@@ -96,7 +104,25 @@ func (r *runner) run(ctx context.Context) (RunFigures, error) {
 		Phases:   phases,
 	}
 	f.CPU = f.User + f.System
+	f.PeakHeapMB, f.MaxLiveMB = heapFigures(stderr.Bytes())
 	return f, nil
+}
+
+// gcHeaps matches the heap sizes of a GC trace line: "4->5->2 MB" is the
+// heap when the collection started, when it ended (the program allocates
+// while it runs), and what it found live.
+var gcHeaps = regexp.MustCompile(`(?m)^gc \d+ .* (\d+)->(\d+)->(\d+) MB`)
+
+// heapFigures reads the largest heap and the largest live heap from a GC
+// trace.
+func heapFigures(log []byte) (peak, live int) {
+	for _, m := range gcHeaps.FindAllSubmatch(log, -1) {
+		start, _ := strconv.Atoi(string(m[1]))
+		end, _ := strconv.Atoi(string(m[2]))
+		found, _ := strconv.Atoi(string(m[3]))
+		peak, live = max(peak, start, end), max(live, found)
+	}
+	return peak, live
 }
 
 func timeval(tv syscall.Timeval) Seconds {

@@ -40,9 +40,9 @@ func PrintTable(w io.Writer, r *Report) error {
 	}
 
 	section("Full run (child process, all jobs, release dry-run) against the floor")
-	row("size", "run s", "CPU s", "peak RSS MB", "floor s", "run/floor", "gather/floor", "pairs", "each pair's run/floor", "ms per 1000 shoots")
+	row("size", "run s", "CPU s", "peak RSS MB", "peak heap MB", "max live MB", "floor s", "run/floor", "gather/floor", "pairs", "each pair's run/floor", "ms per 1000 shoots")
 	for _, s := range r.Sizes {
-		row(s.Size.Name, f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), f2(float64(s.Floor.Wall)),
+		row(s.Size.Name, f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), s.Run.PeakHeapMB, s.Run.MaxLiveMB, f2(float64(s.Floor.Wall)),
 			f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.GatherOverFloor)+"x", len(s.Pairs), pairRatios(s.Pairs), f0(s.Ratios.RunMillisPer1000Shoots))
 	}
 
