@@ -29,7 +29,7 @@ func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *tes
 		t.Fatal(err)
 	}
 	// tenantName is gone: the labels were replaced, not merged.
-	if !reflect.DeepEqual(after.Labels, released) || !after.Dirty || after.Claimed() {
+	if !reflect.DeepEqual(after.Labels.Map(), released) || !after.Dirty || after.Claimed() {
 		t.Fatalf("after update the binding is %+v, want labels %v", after, released)
 	}
 
@@ -42,7 +42,7 @@ func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(unchanged.Labels, released) || unchanged.ResourceVersion != after.ResourceVersion {
+	if !reflect.DeepEqual(unchanged.Labels.Map(), released) || unchanged.ResourceVersion != after.ResourceVersion {
 		t.Fatalf("the refused update changed the binding: %+v, want %+v", unchanged, after)
 	}
 }

@@ -131,7 +131,7 @@ func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
 		bindings: []hap.Binding{{
 			Name: "aws-0001", ProviderType: "aws", ResourceVersion: "4711", GlobalAccountID: "ga-1",
 			Pool:   hap.Pool{HyperscalerType: "aws"},
-			Labels: map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-1"},
+			Labels: hap.LabelsOf(map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-1"}),
 		}, {
 			// Read as KEB's selectors read it: a dirty label of any value
 			// keeps it from the dedicated pools, and "yes" is no state KEB
@@ -139,7 +139,7 @@ func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
 			Name: "aws-0002", ProviderType: "aws", Dirty: true,
 			Pool:      hap.Pool{HyperscalerType: "aws"},
 			OutOfPool: `label dirty has value "yes": KEB selects only bindings without a dirty label, whatever its value`,
-			Labels:    map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelDirty: "yes"},
+			Labels:    hap.LabelsOf(map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelDirty: "yes"}),
 		}},
 	}
 	for shape, files := range shapes {

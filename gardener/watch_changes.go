@@ -1,8 +1,6 @@
 package gardener
 
 import (
-	"maps"
-
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -61,7 +59,7 @@ func sameDecisionFields(a, b any) bool {
 		}
 		x, y := a.binding, b.binding
 		x.ResourceVersion, y.ResourceVersion = "", ""
-		labelsEqual := maps.Equal(x.Labels, y.Labels)
+		labelsEqual := x.Labels.Equal(y.Labels)
 		x.Labels, y.Labels = nil, nil
 		return labelsEqual && x.Name == y.Name && x.GlobalAccountID == y.GlobalAccountID && x.Pool == y.Pool &&
 			x.ProviderType == y.ProviderType && x.Shared == y.Shared && x.Dirty == y.Dirty && x.Internal == y.Internal && x.OutOfPool == y.OutOfPool

@@ -15,7 +15,7 @@ func TestOnlyDecisionFieldsMakeAChange(t *testing.T) {
 		return s
 	}
 	binding := func(rv string, labels map[string]string) *cachedBinding {
-		b := &cachedBinding{binding: hap.Binding{Name: "b", ResourceVersion: rv, Labels: labels, GlobalAccountID: labels[hap.LabelTenantName]}}
+		b := &cachedBinding{binding: hap.Binding{Name: "b", ResourceVersion: rv, Labels: hap.LabelsOf(labels), GlobalAccountID: labels[hap.LabelTenantName]}}
 		b.ResourceVersion = rv
 		return b
 	}

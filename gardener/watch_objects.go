@@ -2,7 +2,6 @@ package gardener
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +56,7 @@ func newCachedBinding(item bindingItem) *cachedBinding {
 
 func (b *cachedBinding) DeepCopyObject() runtime.Object {
 	c := *b
-	c.binding.Labels = maps.Clone(b.binding.Labels)
+	c.binding.Labels = slices.Clone(b.binding.Labels)
 	return &c
 }
 

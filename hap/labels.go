@@ -41,7 +41,7 @@ func BindingFromLabels(name string, labels map[string]string, providerType, reso
 		Name:            name,
 		ProviderType:    providerType,
 		ResourceVersion: resourceVersion,
-		Labels:          labels,
+		Labels:          LabelsOf(labels),
 	}
 	if name == "" {
 		return b, labelErrorf("binding has no name")

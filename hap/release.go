@@ -45,7 +45,7 @@ type ReleasePlan struct {
 // meant "shared" keeps the account where it is. A binding whose labels put
 // it in no pool waits for an operator to mend them.
 func Releasable(b Binding) bool {
-	_, sharedLabel := b.Labels[LabelShared]
+	_, sharedLabel := b.Labels.Get(LabelShared)
 	return b.Dedicated() && b.Claimed() && !b.Internal && !sharedLabel
 }
 

@@ -53,7 +53,7 @@ type Binding struct {
 	// ResourceVersion and Labels let an action update the binding with
 	// optimistic concurrency and check that nothing changed since the snapshot.
 	ResourceVersion string
-	Labels          map[string]string
+	Labels          Labels
 }
 
 // Claimed reports whether a GA holds the binding.

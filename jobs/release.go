@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 
 	"go.uber.org/zap"
 
@@ -145,7 +144,7 @@ func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, d
 	if err != nil {
 		return live, "", fmt.Errorf("re-reading binding %s: %w", d.Binding.Name, err)
 	}
-	if live.GlobalAccountID != d.Binding.GlobalAccountID || !hap.Releasable(live) || !maps.Equal(live.Labels, d.Binding.Labels) {
+	if live.GlobalAccountID != d.Binding.GlobalAccountID || !hap.Releasable(live) || !live.Labels.Equal(d.Binding.Labels) {
 		return live, "its labels changed since the snapshot", nil
 	}
 	count := r.Store.RetireCandidate
@@ -210,8 +209,8 @@ func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error
 // releasedLabels returns the labels a released binding carries: dirty hands
 // the account to the cleanup process, which later removes dirty and
 // tenantName itself, as when KEB frees a binding.
-func releasedLabels(labels map[string]string) map[string]string {
-	out := maps.Clone(labels)
+func releasedLabels(labels hap.Labels) map[string]string {
+	out := labels.Map()
 	out[hap.LabelDirty] = "true"
 	return out
 }

@@ -75,13 +75,16 @@ func (g *Gardener) DeleteShoot(name string) {
 func (g *Gardener) Labels(name string) map[string]string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return maps.Clone(g.bindings[name].Labels)
+	if b, ok := g.bindings[name]; ok {
+		return b.Labels.Map()
+	}
+	return nil
 }
 
 // ListBindings delivers every binding in name order.
 func (g *Gardener) ListBindings(ctx context.Context, _ func(), fn func(hap.Binding) error, _ func(hap.Skipped)) error {
 	return list(ctx, g, g.bindings, func(b hap.Binding) error {
-		b.Labels = maps.Clone(b.Labels)
+		b.Labels = slices.Clone(b.Labels)
 		return fn(b)
 	})
 }
@@ -145,7 +148,7 @@ func (g *Gardener) GetBinding(_ context.Context, name string) (hap.Binding, erro
 	if !ok {
 		return hap.Binding{}, fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
 	}
-	b.Labels = maps.Clone(b.Labels)
+	b.Labels = slices.Clone(b.Labels)
 	return b, nil
 }
 
