@@ -110,7 +110,8 @@ type ShootCounter struct {
 }
 
 // NewShootCounter starts a tally from KEB's instance counts; shoots are
-// then added one at a time. The runtime IDs are read here and not kept.
+// then added one at a time. The instances' runtime IDs are indexed here, and
+// the index is let go in Tally.
 func NewShootCounter(instances []InstanceCount) *ShootCounter {
 	t := &Tally{byName: make(map[string]*Usage, len(instances))}
 	runtimeOwner := make(map[string]string)
