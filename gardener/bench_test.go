@@ -3,7 +3,6 @@ package gardener
 import (
 	"bytes"
 	"context"
-	"github.com/go-json-experiment/json/jsontext"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +81,7 @@ func BenchmarkDecodeShootPage(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var p page[shootItem]
-		if err := decodePage(jsontext.NewDecoder(bytes.NewReader(body)), &p); err != nil {
+		if err := decodePage(newScanner(bytes.NewReader(body)), &p); err != nil {
 			b.Fatal(err)
 		}
 		if len(p.Items) != 500 {

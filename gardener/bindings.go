@@ -43,7 +43,7 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)
 	}
 	var item bindingItem
-	if err := unmarshal(body, &item); err != nil {
+	if err := decodeObject(body, &item); err != nil {
 		return hap.Binding{}, fmt.Errorf("decode credentials binding %q: %w", name, err)
 	}
 	b, err := item.binding()

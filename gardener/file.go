@@ -99,14 +99,14 @@ func (s *FileSource) checkObject(obj exportObject, where string, nsWhere *string
 func (s *FileSource) add(obj exportObject, raw []byte, where string) error {
 	if obj.Kind == "Shoot" {
 		var item shootItem
-		if err := unmarshal(raw, &item); err != nil {
+		if err := decodeObject(raw, &item); err != nil {
 			return fmt.Errorf("export file %s, shoot %q: %w", where, obj.Metadata.Name, err)
 		}
 		s.shoots = append(s.shoots, item.shoot())
 		return nil
 	}
 	var item bindingItem
-	if err := unmarshal(raw, &item); err != nil {
+	if err := decodeObject(raw, &item); err != nil {
 		return fmt.Errorf("export file %s, credentials binding %q: %w", where, obj.Metadata.Name, err)
 	}
 	s.byName[item.Metadata.Name] = len(s.bindings)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
@@ -33,10 +30,43 @@ var ErrTooManyRestarts = errors.New("list restarted too often")
 // page is one list response, decoded only as far as T needs.
 type page[T any] struct {
 	Metadata struct {
-		Continue        string `json:"continue"`
-		ResourceVersion string `json:"resourceVersion"`
-	} `json:"metadata"`
-	Items []T `json:"items"`
+		Continue        string
+		ResourceVersion string
+	}
+	Items []T
+}
+
+// decode reads a list response, {"metadata": ..., "items": [...], ...} with
+// its members in any order, item by item as it streams in.
+func decodePage[T any, PT decoder[T]](s *scanner, p *page[T]) error {
+	err := s.object("list", func(name []byte) error {
+		switch string(name) {
+		case "metadata":
+			return s.object("list metadata", func(name []byte) error {
+				switch string(name) {
+				case "continue":
+					return s.strOrNull("list metadata.continue", &p.Metadata.Continue)
+				case "resourceVersion":
+					return s.strOrNull("list metadata.resourceVersion", &p.Metadata.ResourceVersion)
+				}
+				return s.skip()
+			})
+		case "items":
+			return s.array("list items", func() error {
+				var item T
+				if err := PT(&item).decode(s); err != nil {
+					return fmt.Errorf("item %d: %w", len(p.Items), err)
+				}
+				p.Items = append(p.Items, item)
+				return nil
+			})
+		}
+		return s.skip()
+	})
+	if err != nil {
+		return fmt.Errorf("decode list: %w", err)
+	}
+	return s.finish()
 }
 
 // listPaged hands every object of res to each, one page at a time.
@@ -46,11 +76,11 @@ type page[T any] struct {
 // calling onReset: the caller drops what it received so far, and so ends up
 // with every object exactly once, while nothing here holds more than one page.
 // Any other error ends the list: a partial list must never pass for a whole.
-func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func(), each func(T) error) (ListStats, error) {
+func listPaged[T any, PT decoder[T]](ctx context.Context, c *Client, res resource, onReset func(), each func(T) error) (ListStats, error) {
 	var stats ListStats
 	token := ""
 	for {
-		p, err := getPage[T](ctx, c, res, token)
+		p, err := getPage[T, PT](ctx, c, res, token)
 		stats.Pages++
 		if err != nil {
 			if token == "" || !isExpired(err) {
@@ -96,7 +126,7 @@ func listPaged[T any](ctx context.Context, c *Client, res resource, onReset func
 // turns, and the page's bytes are never held whole. Its items are handed on
 // only once the page is complete, so an attempt that broke off halfway is
 // repeated without handing anything over twice.
-func getPage[T any](ctx context.Context, c *Client, res resource, token string) (page[T], error) {
+func getPage[T any, PT decoder[T]](ctx context.Context, c *Client, res resource, token string) (page[T], error) {
 	var p page[T]
 	err := c.readWithRetry(ctx, func(ctx context.Context) error {
 		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
@@ -110,66 +140,9 @@ func getPage[T any](ctx context.Context, c *Client, res resource, token string) 
 		}
 		defer body.Close()
 		p = page[T]{}
-		return decodePage(jsontext.NewDecoder(body), &p)
+		return decodePage[T, PT](newScanner(body), &p)
 	})
 	return p, err
-}
-
-// decodePage reads a list response item by item: {"metadata": ...,
-// "items": [...], ...} with its members in any order.
-func decodePage[T any](dec *jsontext.Decoder, p *page[T]) error {
-	if err := expectKind(dec, '{'); err != nil {
-		return err
-	}
-	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return fmt.Errorf("decode list: %w", err)
-		}
-		// A token lives until the next read: keep the member's name.
-		key := tok.String()
-		switch key {
-		case "metadata":
-			err = json.UnmarshalDecode(dec, &p.Metadata)
-		case "items":
-			err = decodeItems(dec, &p.Items)
-		default:
-			err = dec.SkipValue()
-		}
-		if err != nil {
-			return fmt.Errorf("decode list member %s: %w", key, err)
-		}
-	}
-	return expectKind(dec, '}')
-}
-
-func decodeItems[T any](dec *jsontext.Decoder, items *[]T) error {
-	if dec.PeekKind() == 'n' { // null: no items
-		_, err := dec.ReadToken()
-		return err
-	}
-	if err := expectKind(dec, '['); err != nil {
-		return err
-	}
-	for dec.PeekKind() != ']' {
-		var item T
-		if err := json.UnmarshalDecode(dec, &item); err != nil {
-			return err
-		}
-		*items = append(*items, item)
-	}
-	return expectKind(dec, ']')
-}
-
-func expectKind(dec *jsontext.Decoder, want jsontext.Kind) error {
-	tok, err := dec.ReadToken()
-	if err != nil {
-		return fmt.Errorf("decode list: %w", err)
-	}
-	if tok.Kind() != want {
-		return fmt.Errorf("decode list: found %v, want %v", tok.Kind(), want)
-	}
-	return nil
 }
 
 func isExpired(err error) bool {

@@ -1,7 +1,6 @@
 package gardener
 
 import (
-	"github.com/go-json-experiment/json/jsontext"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ func TestDecodePageReadsMembersInAnyOrder(t *testing.T) {
 	}
 	for name, body := range pages {
 		var p page[shootItem]
-		if err := decodePage(jsontext.NewDecoder(strings.NewReader(body)), &p); err != nil {
+		if err := decodePage(newScanner(strings.NewReader(body)), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if p.Metadata.Continue != "tok" || p.Metadata.ResourceVersion != "7" || len(p.Items) != 1 {
@@ -30,7 +29,7 @@ func TestDecodePageReadsMembersInAnyOrder(t *testing.T) {
 	}
 
 	var empty page[shootItem]
-	if err := decodePage(jsontext.NewDecoder(strings.NewReader(`{"items":null,"metadata":{"resourceVersion":"8"}}`)), &empty); err != nil || len(empty.Items) != 0 {
+	if err := decodePage(newScanner(strings.NewReader(`{"items":null,"metadata":{"resourceVersion":"8"}}`)), &empty); err != nil || len(empty.Items) != 0 {
 		t.Fatalf("page without items: %+v, %v", empty, err)
 	}
 }
@@ -44,12 +43,12 @@ func TestDecodePageRefusesWhatIsNotAList(t *testing.T) {
 		"trailing member": `{"items":[],"metadata":`,
 	} {
 		var p page[shootItem]
-		if err := decodePage(jsontext.NewDecoder(strings.NewReader(body)), &p); err == nil {
+		if err := decodePage(newScanner(strings.NewReader(body)), &p); err == nil {
 			t.Errorf("%s: decoded %+v without an error", name, p)
 		}
 	}
 	var p page[shootItem]
-	if err := decodePage(jsontext.NewDecoder(strings.NewReader(`{"items":[]}`)), &p); err != nil || !reflect.DeepEqual(p, page[shootItem]{}) {
+	if err := decodePage(newScanner(strings.NewReader(`{"items":[]}`)), &p); err != nil || !reflect.DeepEqual(p, page[shootItem]{}) {
 		t.Errorf("empty list: %+v, %v", p, err)
 	}
 }
@@ -66,7 +65,7 @@ func TestShootItemKeepsOnlyTheRuntimeIDLabel(t *testing.T) {
 		`null`: "",
 	} {
 		var item shootItem
-		if err := unmarshal([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`},"spec":{"credentialsBindingName":"aws-1"}}`), &item); err != nil {
+		if err := decodeObject([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`},"spec":{"credentialsBindingName":"aws-1"}}`), &item); err != nil {
 			t.Fatalf("labels %s: %v", labels, err)
 		}
 		if got := item.shoot(); got.RuntimeID != want || got.Name != "c-1" || got.BindingName != "aws-1" {
@@ -75,7 +74,7 @@ func TestShootItemKeepsOnlyTheRuntimeIDLabel(t *testing.T) {
 	}
 	for _, labels := range []string{`{"kyma-project.io/runtime-id":7}`, `["kyma-project.io/runtime-id"]`, `"rt-1"`} {
 		var item shootItem
-		if err := unmarshal([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`}}`), &item); err == nil {
+		if err := decodeObject([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`}}`), &item); err == nil {
 			t.Errorf("labels %s: decoded %+v without an error", labels, item)
 		}
 	}

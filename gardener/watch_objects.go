@@ -76,27 +76,18 @@ func (l *cachedList) DeepCopyObject() runtime.Object {
 // decodeShootEvent decodes the object of a watch event on shoots.
 func decodeShootEvent(raw []byte) (runtime.Object, error) {
 	var item shootItem
-	if err := unmarshal(raw, &item); err != nil {
+	if err := decodeObject(raw, &item); err != nil {
 		return nil, fmt.Errorf("decode shoot: %w", err)
 	}
-	// shootItem leaves the resourceVersion out (a list does not need
-	// it); the reflector resumes watching from the last event's.
-	var version struct {
-		Metadata struct {
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if err := unmarshal(raw, &version); err != nil {
-		return nil, fmt.Errorf("decode shoot resourceVersion: %w", err)
-	}
-	return newCachedShoot(item, version.Metadata.ResourceVersion), nil
+	// The reflector resumes watching from the last event's resourceVersion.
+	return newCachedShoot(item, item.Metadata.ResourceVersion), nil
 }
 
 // decodeBindingEvent decodes the object of a watch event on credentials
 // bindings.
 func decodeBindingEvent(raw []byte) (runtime.Object, error) {
 	var item bindingItem
-	if err := unmarshal(raw, &item); err != nil {
+	if err := decodeObject(raw, &item); err != nil {
 		return nil, fmt.Errorf("decode credentials binding: %w", err)
 	}
 	return newCachedBinding(item), nil
