@@ -34,6 +34,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./hap/rules/
+	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./gardener/
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 50 minutes
 # on 2 cores, BENCH_SIZES=S about 7 minutes. XL, 100,000 shoots, is opt-in

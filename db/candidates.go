@@ -54,11 +54,11 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	if reservationTTL <= 0 {
 		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)
 	}
-	newRows, err := candidateRows(rows, computedAt)
+	want, err := indexCandidates(rows)
 	if err != nil {
 		return err
 	}
-	candidates, reservations := s.table("binding_candidates"), s.table("binding_reservations")
+	reservations := s.table("binding_reservations")
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", s.advisoryKey("candidates-rewrite")).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
@@ -78,11 +78,11 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 			return fmt.Errorf("drop expired reservations: %w", err)
 		}
 		countNames(dropped, expired)
-		var current []candidateRow
-		if err := tx.Table(candidates).Find(&current).Error; err != nil {
-			return fmt.Errorf("read candidates: %w", err)
+		diff := newCandidateDiff(rows, want, dropped, computedAt)
+		if err := s.eachCandidateRow(tx, diff.compare); err != nil {
+			return err
 		}
-		if err := s.applyCandidateChanges(tx, diffCandidates(current, newRows, dropped)); err != nil {
+		if err := s.applyCandidateChanges(tx, diff.changes()); err != nil {
 			return err
 		}
 		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
@@ -111,30 +111,69 @@ type candidateChanges struct {
 	remove  []string
 }
 
-// diffCandidates compares the table with the rows it must hold. A row is
-// updated when one of its values changed or reservations on it were
-// dropped; a row whose binding is gone is removed.
-func diffCandidates(current, want []candidateRow, dropped map[string]int) candidateChanges {
-	have := make(map[string]candidateRow, len(current))
-	for _, c := range current {
-		have[c.BindingName] = c
+// candidateDiff compares the table, row by row as it is read, with the rows
+// it must hold, so a rewrite never holds the table twice: only the index of
+// the rows wanted and the rows that change. A row is updated when one of its
+// values changed or reservations on it were dropped; a row whose binding is
+// gone is removed; a wanted row the table lacks is inserted.
+type candidateDiff struct {
+	want       []hap.Candidate
+	index      map[string]int
+	inTable    []bool
+	computedAt time.Time
+	ch         candidateChanges
+}
+
+func newCandidateDiff(want []hap.Candidate, index map[string]int, dropped map[string]int, computedAt time.Time) *candidateDiff {
+	return &candidateDiff{want: want, index: index, inTable: make([]bool, len(want)), computedAt: computedAt,
+		ch: candidateChanges{dropped: dropped}}
+}
+
+// compare takes one row of the table.
+func (d *candidateDiff) compare(current candidateRow) {
+	i, ok := d.index[current.BindingName]
+	if !ok {
+		d.ch.remove = append(d.ch.remove, current.BindingName)
+		return
 	}
-	ch := candidateChanges{dropped: dropped}
-	for _, w := range want {
-		c, ok := have[w.BindingName]
-		delete(have, w.BindingName)
-		switch {
-		case !ok:
-			ch.insert = append(ch.insert, w)
-		case !sameCandidate(c, w) || dropped[w.BindingName] > 0:
-			ch.update = append(ch.update, w)
+	d.inTable[i] = true
+	if w := candidateRowOf(d.want[i], d.computedAt); !sameCandidate(current, w) || d.ch.dropped[w.BindingName] > 0 {
+		d.ch.update = append(d.ch.update, w)
+	}
+}
+
+// changes is what the rewrite must do once every row of the table was
+// compared.
+func (d *candidateDiff) changes() candidateChanges {
+	for i, seen := range d.inTable {
+		if !seen {
+			d.ch.insert = append(d.ch.insert, candidateRowOf(d.want[i], d.computedAt))
 		}
 	}
-	for name := range have {
-		ch.remove = append(ch.remove, name)
+	slices.Sort(d.ch.remove)
+	return d.ch
+}
+
+// eachCandidateRow streams the candidate table to fn.
+func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
+	rows, err := tx.Raw(`SELECT binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
+		effective_count, cluster_limit, headroom, selectable, guarded, rank, reserved, computed_at FROM ` + s.table("binding_candidates")).Rows()
+	if err != nil {
+		return fmt.Errorf("read candidates: %w", err)
 	}
-	slices.Sort(ch.remove)
-	return ch
+	defer rows.Close()
+	for rows.Next() {
+		var r candidateRow
+		if err := rows.Scan(&r.BindingName, &r.GlobalAccountID, &r.HyperscalerType, &r.EUAccess, &r.DBCount, &r.ShootCount,
+			&r.EffectiveCount, &r.ClusterLimit, &r.Headroom, &r.Selectable, &r.Guarded, &r.Rank, &r.Reserved, &r.ComputedAt); err != nil {
+			return fmt.Errorf("read candidates: %w", err)
+		}
+		fn(r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read candidates: %w", err)
+	}
+	return nil
 }
 
 // sameCandidate compares what the job computes; reserved belongs to the
@@ -208,11 +247,10 @@ func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
 	return nil
 }
 
-// candidateRows refuses rows the pick could misread: no binding, no pool,
-// or one binding twice.
-func candidateRows(rows []hap.Candidate, computedAt time.Time) ([]candidateRow, error) {
-	out := make([]candidateRow, 0, len(rows))
-	seen := make(map[string]bool, len(rows))
+// indexCandidates maps each binding to its row, refusing rows the pick
+// could misread: no binding, no pool, or one binding twice.
+func indexCandidates(rows []hap.Candidate) (map[string]int, error) {
+	index := make(map[string]int, len(rows))
 	for i, c := range rows {
 		if c.BindingName == "" {
 			return nil, fmt.Errorf("candidate %d: binding name is empty", i)
@@ -220,27 +258,30 @@ func candidateRows(rows []hap.Candidate, computedAt time.Time) ([]candidateRow, 
 		if c.Pool.HyperscalerType == "" {
 			return nil, fmt.Errorf("candidate %d (binding %q): hyperscaler type is empty", i, c.BindingName)
 		}
-		if seen[c.BindingName] {
+		if _, twice := index[c.BindingName]; twice {
 			return nil, fmt.Errorf("candidate %d: binding %q appears twice", i, c.BindingName)
 		}
-		seen[c.BindingName] = true
-		out = append(out, candidateRow{
-			BindingName:     c.BindingName,
-			GlobalAccountID: c.GlobalAccountID,
-			HyperscalerType: c.Pool.HyperscalerType,
-			EUAccess:        c.Pool.EUAccess,
-			DBCount:         c.DBCount,
-			ShootCount:      c.ShootCount,
-			EffectiveCount:  c.EffectiveCount,
-			ClusterLimit:    c.Limit,
-			Headroom:        c.Headroom,
-			Selectable:      c.Selectable,
-			Guarded:         c.Guarded,
-			Rank:            c.Rank,
-			ComputedAt:      computedAt,
-		})
+		index[c.BindingName] = i
 	}
-	return out, nil
+	return index, nil
+}
+
+func candidateRowOf(c hap.Candidate, computedAt time.Time) candidateRow {
+	return candidateRow{
+		BindingName:     c.BindingName,
+		GlobalAccountID: c.GlobalAccountID,
+		HyperscalerType: c.Pool.HyperscalerType,
+		EUAccess:        c.Pool.EUAccess,
+		DBCount:         c.DBCount,
+		ShootCount:      c.ShootCount,
+		EffectiveCount:  c.EffectiveCount,
+		ClusterLimit:    c.Limit,
+		Headroom:        c.Headroom,
+		Selectable:      c.Selectable,
+		Guarded:         c.Guarded,
+		Rank:            c.Rank,
+		ComputedAt:      computedAt,
+	}
 }
 
 // Candidates lists the candidate rows of ga ("" is the shared pools), or of

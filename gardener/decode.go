@@ -124,15 +124,15 @@ func (it *bindingItem) decode(s *scanner) error {
 					return s.str("metadata.resourceVersion", &m.ResourceVersion)
 				case "labels":
 					return s.object("metadata.labels", func(key []byte) error {
-						k := string(key)
-						var v string
-						if err := s.strOrNull("metadata.labels", &v); err != nil {
+						k := s.intern(key)
+						raw, err := s.rawStringOrNull("metadata.labels", "a string")
+						if err != nil {
 							return fmt.Errorf("label %s: %w", k, err)
 						}
 						if m.Labels == nil {
 							m.Labels = make(map[string]string)
 						}
-						m.Labels[k] = v
+						m.Labels[k] = s.intern(raw)
 						return nil
 					})
 				}

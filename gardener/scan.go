@@ -40,6 +40,8 @@ type scanner struct {
 	unquoted []byte
 	// open holds the brackets open while skipping a value.
 	open []byte
+	// interned holds the strings intern returned.
+	interned map[string]string
 }
 
 const scanBufferSize = 32 << 10
@@ -309,14 +311,39 @@ func (s *scanner) str(field string, v *string) error {
 
 // strOrNull reads a string into v, or null as "".
 func (s *scanner) strOrNull(field string, v *string) error {
-	if c, err := s.peek(); err != nil || c == 'n' {
-		*v = ""
-		if err != nil {
-			return err
-		}
-		return s.null()
+	raw, err := s.rawStringOrNull(field, "a string")
+	if err == nil {
+		*v = string(raw)
 	}
-	return s.str(field, v)
+	return err
+}
+
+// rawStringOrNull is rawString that reads null as an empty string.
+func (s *scanner) rawStringOrNull(field, what string) ([]byte, error) {
+	c, err := s.peek()
+	if err != nil {
+		return nil, err
+	}
+	if c == 'n' {
+		return nil, s.null()
+	}
+	return s.rawString(field, what)
+}
+
+// intern returns raw as a string, the same string each time the same bytes
+// come again in this scanner's stream: a page of bindings repeats a few
+// label keys and values hundreds of times, and a run keeps every binding's
+// labels.
+func (s *scanner) intern(raw []byte) string {
+	if v, ok := s.interned[string(raw)]; ok {
+		return v
+	}
+	if s.interned == nil {
+		s.interned = make(map[string]string)
+	}
+	v := string(raw)
+	s.interned[v] = v
+	return v
 }
 
 // skip reads one value of any kind and drops it.
