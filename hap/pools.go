@@ -65,20 +65,26 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		ga   string
 		pool Pool
 	}
-	selectable := map[group][]Candidate{}
-	for _, c := range candidates {
+	// Per GA and pool, how many bindings are selectable and which came
+	// first: the count alone decides, and a run has a group per GA.
+	type selectableRows struct{ n, first int }
+	selectable := map[group]selectableRows{}
+	for i, c := range candidates {
 		if c.GlobalAccountID == "" || c.Limit == nil {
 			continue
 		}
 		k := group{c.GlobalAccountID, c.Pool}
+		g := selectable[k]
 		if c.Selectable {
-			selectable[k] = append(selectable[k], c)
-		} else if _, seen := selectable[k]; !seen {
-			selectable[k] = nil
+			if g.n == 0 {
+				g.first = i
+			}
+			g.n++
 		}
+		selectable[k] = g
 	}
-	for k, rows := range selectable {
-		if len(rows) == 1 && *rows[0].Headroom*10 <= *rows[0].Limit {
+	for k, g := range selectable {
+		if c := candidates[g.first]; g.n == 1 && *c.Headroom*10 <= *c.Limit {
 			s := at(PoolKey{Pool: k.pool})
 			s.NearlyFull = append(s.NearlyFull, k.ga)
 		}
