@@ -27,13 +27,38 @@ func decodeObject[T any, PT decoder[T]](raw []byte, v PT) error {
 	return s.finish()
 }
 
+// objectMeta is the part of an object's metadata every kind's decisions
+// read.
+type objectMeta struct {
+	Name            string
+	ResourceVersion string
+}
+
+// metadata reads an object's metadata into m, handing each label to label
+// and any other member to other (nil skips them).
+func (s *scanner) metadata(m *objectMeta, label func(key []byte) error, other func(name []byte) error) error {
+	return s.object("metadata", func(name []byte) error {
+		switch string(name) {
+		case "name":
+			return s.str("metadata.name", &m.Name)
+		case "resourceVersion":
+			return s.str("metadata.resourceVersion", &m.ResourceVersion)
+		case "labels":
+			return s.object("metadata.labels", label)
+		}
+		if other != nil {
+			return other(name)
+		}
+		return s.skip()
+	})
+}
+
 // shootItem is the part of a Shoot decisions read. A production shoot is
 // about 17 KB of JSON; decoding it into Gardener's full type would cost more
 // than fetching it.
 type shootItem struct {
 	Metadata struct {
-		Name            string
-		ResourceVersion string
+		objectMeta
 		// DeletionTimestamp is empty while the shoot is not being deleted.
 		DeletionTimestamp string
 		// RuntimeID is the one label of a shoot decisions read.
@@ -50,21 +75,14 @@ func (it *shootItem) decode(s *scanner) error {
 	return s.object("shoot", func(name []byte) error {
 		switch string(name) {
 		case "metadata":
-			return s.object("metadata", func(name []byte) error {
-				switch string(name) {
-				case "name":
-					return s.str("metadata.name", &m.Name)
-				case "resourceVersion":
-					return s.str("metadata.resourceVersion", &m.ResourceVersion)
-				case "deletionTimestamp":
+			return s.metadata(&m.objectMeta, func(key []byte) error {
+				if string(key) == hap.LabelRuntimeID {
+					return s.strOrNull("metadata.labels."+hap.LabelRuntimeID, &m.RuntimeID)
+				}
+				return s.skip()
+			}, func(name []byte) error {
+				if string(name) == "deletionTimestamp" {
 					return s.strOrNull("metadata.deletionTimestamp", &m.DeletionTimestamp)
-				case "labels":
-					return s.object("metadata.labels", func(key []byte) error {
-						if string(key) == hap.LabelRuntimeID {
-							return s.strOrNull("metadata.labels."+hap.LabelRuntimeID, &m.RuntimeID)
-						}
-						return s.skip()
-					})
 				}
 				return s.skip()
 			})
@@ -102,9 +120,8 @@ func (s shootItem) shoot() hap.Shoot {
 // bindingItem is the part of a CredentialsBinding decisions read.
 type bindingItem struct {
 	Metadata struct {
-		Name            string
-		ResourceVersion string
-		Labels          map[string]string
+		objectMeta
+		Labels map[string]string
 	}
 	Provider struct {
 		Type string
@@ -116,28 +133,18 @@ func (it *bindingItem) decode(s *scanner) error {
 	return s.object("credentials binding", func(name []byte) error {
 		switch string(name) {
 		case "metadata":
-			return s.object("metadata", func(name []byte) error {
-				switch string(name) {
-				case "name":
-					return s.str("metadata.name", &m.Name)
-				case "resourceVersion":
-					return s.str("metadata.resourceVersion", &m.ResourceVersion)
-				case "labels":
-					return s.object("metadata.labels", func(key []byte) error {
-						k := s.intern(key)
-						raw, err := s.rawStringOrNull("metadata.labels", "a string")
-						if err != nil {
-							return fmt.Errorf("label %s: %w", k, err)
-						}
-						if m.Labels == nil {
-							m.Labels = make(map[string]string)
-						}
-						m.Labels[k] = s.intern(raw)
-						return nil
-					})
+			return s.metadata(&m.objectMeta, func(key []byte) error {
+				k := s.intern(key)
+				raw, err := s.rawStringOrNull("metadata.labels", "a string")
+				if err != nil {
+					return fmt.Errorf("label %s: %w", k, err)
 				}
-				return s.skip()
-			})
+				if m.Labels == nil {
+					m.Labels = make(map[string]string)
+				}
+				m.Labels[k] = s.intern(raw)
+				return nil
+			}, nil)
 		case "provider":
 			return s.object("provider", func(name []byte) error {
 				if string(name) == "type" {

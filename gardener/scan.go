@@ -162,31 +162,12 @@ func (s *scanner) null() error {
 // must read the value (skip it, at least). null reads as an empty object.
 // field names the object in errors.
 func (s *scanner) object(field string, member func(name []byte) error) error {
-	c, err := s.peek()
-	if err != nil {
-		return err
-	}
-	switch c {
-	case 'n':
-		return s.null()
-	case '{':
-		s.pos++
-	default:
-		return fmt.Errorf("%s: found %s, want an object", field, kindAt(c))
-	}
 	if len(s.names) == s.depth {
 		s.names = append(s.names, nil)
 	}
 	s.depth++
 	defer func() { s.depth-- }()
-	if c, err = s.peek(); err != nil {
-		return err
-	}
-	if c == '}' {
-		s.pos++
-		return nil
-	}
-	for {
+	return s.sequence(field, '{', '}', "an object", func() error {
 		raw, err := s.rawString(field, "a member name")
 		if err != nil {
 			return err
@@ -196,27 +177,19 @@ func (s *scanner) object(field string, member func(name []byte) error) error {
 		if err := s.consume(':'); err != nil {
 			return err
 		}
-		if err := member(name); err != nil {
-			return err
-		}
-		if c, err = s.peek(); err != nil {
-			return err
-		}
-		s.pos++
-		switch c {
-		case '}':
-			return nil
-		case ',':
-		default:
-			s.pos--
-			return s.syntaxError("found %q in %s, want ',' or '}'", c, field)
-		}
-	}
+		return member(name)
+	})
 }
 
 // array reads an array, calling elem for each element; elem must read it.
 // null reads as an empty array.
 func (s *scanner) array(field string, elem func() error) error {
+	return s.sequence(field, '[', ']', "an array", elem)
+}
+
+// sequence reads what open and close enclose, elements separated by commas,
+// calling elem for each; null reads as an empty sequence.
+func (s *scanner) sequence(field string, open, close byte, want string, elem func() error) error {
 	c, err := s.peek()
 	if err != nil {
 		return err
@@ -224,15 +197,15 @@ func (s *scanner) array(field string, elem func() error) error {
 	switch c {
 	case 'n':
 		return s.null()
-	case '[':
+	case open:
 		s.pos++
 	default:
-		return fmt.Errorf("%s: found %s, want an array", field, kindAt(c))
+		return fmt.Errorf("%s: found %s, want %s", field, kindAt(c), want)
 	}
 	if c, err = s.peek(); err != nil {
 		return err
 	}
-	if c == ']' {
+	if c == close {
 		s.pos++
 		return nil
 	}
@@ -243,14 +216,14 @@ func (s *scanner) array(field string, elem func() error) error {
 		if c, err = s.peek(); err != nil {
 			return err
 		}
-		s.pos++
 		switch c {
-		case ']':
+		case close:
+			s.pos++
 			return nil
 		case ',':
+			s.pos++
 		default:
-			s.pos--
-			return s.syntaxError("found %q in %s, want ',' or ']'", c, field)
+			return s.syntaxError("found %q in %s, want ',' or %q", c, field, close)
 		}
 	}
 }
