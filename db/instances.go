@@ -62,11 +62,12 @@ SELECT * FROM (
 ) per_binding_and_owner
 ORDER BY binding_name COLLATE "C", global_account_id COLLATE "C"`
 
+// instanceCountRow is one row of countInstancesSQL, in its column order.
 type instanceCountRow struct {
-	BindingName     string `gorm:"column:binding_name"`
-	GlobalAccountID string `gorm:"column:global_account_id"`
-	Active          int    `gorm:"column:active"`
-	RuntimeIDs      string `gorm:"column:runtime_ids"`
+	BindingName     string
+	GlobalAccountID string
+	Active          int
+	RuntimeIDs      string
 }
 
 // ReadInstanceCounts counts the active instances per binding and owning GA.
@@ -75,17 +76,16 @@ type instanceCountRow struct {
 // absorbed exactly when its instance is in the counts.
 func (s *Store) ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error) {
 	var read hap.InstanceRead
-	var rows []instanceCountRow
 	// A dropped connection or a server restarting fails an attempt; the
 	// whole read is repeated on a fresh one (see retryRead).
 	err := retryRead(ctx, func() error {
-		read, rows = hap.InstanceRead{}, nil
+		read = hap.InstanceRead{}
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {
 				return fmt.Errorf("read database time: %w", err)
 			}
-			if err := tx.Raw(countInstancesSQL).Scan(&rows).Error; err != nil {
-				return fmt.Errorf("count active instances: %w", err)
+			if err := readCounts(tx, &read.Counts); err != nil {
+				return err
 			}
 			// Before the first migrate there are no reservations to absorb: a
 			// live report then still reads KEB's table, creating nothing.
@@ -108,15 +108,34 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error
 	if err != nil {
 		return hap.InstanceRead{}, s.wrap("read KEB instances", err)
 	}
-	read.Counts = make([]hap.InstanceCount, 0, len(rows))
-	for _, r := range rows {
-		c := hap.InstanceCount{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, Active: r.Active}
-		if err := json.Unmarshal([]byte(r.RuntimeIDs), &c.RuntimeIDs); err != nil {
-			return hap.InstanceRead{}, fmt.Errorf("decode runtime ids of binding %q, global account %q: %w", r.BindingName, r.GlobalAccountID, err)
-		}
-		read.Counts = append(read.Counts, c)
-	}
 	return read, nil
+}
+
+// readCounts runs the aggregate and decodes its rows one at a time: the
+// runtime IDs arrive as JSON text, and only their packed form is kept.
+func readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
+	rows, err := tx.Raw(countInstancesSQL).Rows()
+	if err != nil {
+		return fmt.Errorf("count active instances: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var r instanceCountRow
+		if err := rows.Scan(&r.BindingName, &r.GlobalAccountID, &r.Active, &r.RuntimeIDs); err != nil {
+			return fmt.Errorf("count active instances: %w", err)
+		}
+		ids = ids[:0]
+		if err := json.Unmarshal([]byte(r.RuntimeIDs), &ids); err != nil {
+			return fmt.Errorf("decode runtime ids of binding %q, global account %q: %w", r.BindingName, r.GlobalAccountID, err)
+		}
+		*counts = append(*counts, hap.InstanceCount{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, Active: r.Active,
+			RuntimeIDs: hap.RuntimeIDsOf(ids...)})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("count active instances: %w", err)
+	}
+	return nil
 }
 
 // ActiveInstancesOn counts the active instances in one binding right now,

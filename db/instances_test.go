@@ -38,7 +38,7 @@ func TestReadInstanceCounts(t *testing.T) {
 	}
 	var got []row
 	for _, c := range read.Counts {
-		got = append(got, row{c.BindingName, c.GlobalAccountID, c.Active, c.RuntimeIDs})
+		got = append(got, row{c.BindingName, c.GlobalAccountID, c.Active, c.RuntimeIDs.Strings()})
 	}
 	want := []row{
 		{"", "ga-c", 1, []string{"r-5"}},

@@ -27,7 +27,7 @@ func (f *fleet) instances(binding, ga string, n int) *fleet {
 	for i := range ids {
 		ids[i] = fmt.Sprintf("%s-%s-%d", ga, binding, i)
 	}
-	f.s.Instances = append(f.s.Instances, InstanceCount{BindingName: binding, GlobalAccountID: ga, Active: n, RuntimeIDs: ids})
+	f.s.Instances = append(f.s.Instances, InstanceCount{BindingName: binding, GlobalAccountID: ga, Active: n, RuntimeIDs: RuntimeIDsOf(ids...)})
 	return f
 }
 

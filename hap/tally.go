@@ -104,17 +104,19 @@ func NewTally(s Snapshot) *Tally {
 // that is the difference between megabytes and tens of them.
 type ShootCounter struct {
 	t *Tally
-	// runtimeOwner maps the runtime ID of each active instance to its
-	// owning GA, to attribute shoots; it is dropped once counting ends.
-	runtimeOwner map[string]string
+	// owners maps the runtime ID of each active instance to its owning
+	// GA, an index into gas, to attribute shoots; both are dropped once
+	// counting ends.
+	owners runtimeIndex[int32]
+	gas    []string
 }
 
 // NewShootCounter starts a tally from KEB's instance counts; shoots are
 // then added one at a time. The instances' runtime IDs are indexed here, and
 // the index is let go in Tally.
 func NewShootCounter(instances []InstanceCount) *ShootCounter {
-	t := &Tally{byName: make(map[string]*Usage, len(instances))}
-	runtimeOwner := make(map[string]string)
+	c := &ShootCounter{t: &Tally{byName: make(map[string]*Usage, len(instances))}}
+	t := c.t
 	for _, ic := range instances {
 		if ic.BindingName == "" {
 			t.Unassigned += ic.Active
@@ -124,13 +126,10 @@ func NewShootCounter(instances []InstanceCount) *ShootCounter {
 		u.InstancesByGA.add(ic.GlobalAccountID, ic.Active)
 		u.Instances += ic.Active
 		t.InstancesTotal += ic.Active
-		for _, id := range ic.RuntimeIDs {
-			if id != "" {
-				runtimeOwner[id] = ic.GlobalAccountID
-			}
-		}
+		c.owners.put(ic.RuntimeIDs, int32(len(c.gas)))
+		c.gas = append(c.gas, ic.GlobalAccountID)
 	}
-	return &ShootCounter{t: t, runtimeOwner: runtimeOwner}
+	return c
 }
 
 // Add counts one shoot.
@@ -149,8 +148,8 @@ func (c *ShootCounter) Add(sh Shoot) {
 	if sh.Deleting {
 		u.Deleting++
 	}
-	if owner, ok := c.runtimeOwner[sh.RuntimeID]; ok && sh.RuntimeID != "" {
-		u.ShootOwners.add(owner, 1)
+	if owner, ok := c.owners.get(sh.RuntimeID); ok {
+		u.ShootOwners.add(c.gas[owner], 1)
 	}
 }
 
@@ -158,7 +157,7 @@ func (c *ShootCounter) Add(sh Shoot) {
 // be used afterwards.
 func (c *ShootCounter) Tally(bindings []Binding) *Tally {
 	t := c.t
-	c.t, c.runtimeOwner = nil, nil
+	*c = ShootCounter{}
 	for i := range bindings {
 		t.use(bindings[i].Name).Binding = &bindings[i]
 	}

@@ -93,7 +93,7 @@ type InstanceCount struct {
 	GlobalAccountID string
 	Active          int
 	// RuntimeIDs of those active instances, to attribute shoots to GAs.
-	RuntimeIDs []string
+	RuntimeIDs RuntimeIDs
 }
 
 // Skipped records an object the gather step could not use, with the reason.

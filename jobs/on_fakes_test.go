@@ -50,7 +50,7 @@ func newFakeScene(t *testing.T) *fakeScene {
 	g.PutShoot(hap.Shoot{Name: "c1", BindingName: "aws-busy", RuntimeID: "rt-1"})
 	g.PutShoot(hap.Shoot{Name: "c2", BindingName: "aws-busy", RuntimeID: "rt-2"})
 	g.PutShoot(hap.Shoot{Name: "c3", BindingName: "aws-unknown-shoot", RuntimeID: "rt-3"})
-	store.Instances = []hap.InstanceCount{{BindingName: "aws-busy", GlobalAccountID: "ga-1", Active: 2, RuntimeIDs: []string{"rt-1", "rt-2"}}}
+	store.Instances = []hap.InstanceCount{{BindingName: "aws-busy", GlobalAccountID: "ga-1", Active: 2, RuntimeIDs: hap.RuntimeIDsOf("rt-1", "rt-2")}}
 
 	cfg := config.Default()
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}

@@ -11,6 +11,7 @@ import (
 func (l *Landscape) Snapshot() hap.Snapshot {
 	type key struct{ binding, ga string }
 	counts := map[key]*hap.InstanceCount{}
+	ids := map[key][]string{}
 	for _, i := range l.Instances {
 		if !i.Active() {
 			continue
@@ -22,11 +23,12 @@ func (l *Landscape) Snapshot() hap.Snapshot {
 			counts[k] = c
 		}
 		c.Active++
-		c.RuntimeIDs = append(c.RuntimeIDs, i.RuntimeID)
+		ids[k] = append(ids[k], i.RuntimeID)
 	}
 	s := hap.Snapshot{Bindings: l.ExpectedBindings(), Shoots: l.ExpectedShoots()}
-	for _, c := range counts {
-		sort.Strings(c.RuntimeIDs)
+	for k, c := range counts {
+		sort.Strings(ids[k])
+		c.RuntimeIDs = hap.RuntimeIDsOf(ids[k]...)
 		s.Instances = append(s.Instances, *c)
 	}
 	sort.Slice(s.Instances, func(i, j int) bool {
