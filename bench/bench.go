@@ -145,22 +145,37 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	return res, nil
 }
 
-// runsAndFloors alternates measured runs with floors, so each floor sees the
-// machine as the run just before it did, and fills in the medians and each
-// pair's figures.
+// runsAndFloors measures runs and floors in pairs, one right after the
+// other, so both sides of a pair see the machine alike, and fills in the
+// medians and each pair's figures. Pairs alternate which side goes first
+// (run then floor, then floor then run, ...): what a measurement leaves
+// behind for the next, such as the warm-up run's writes still settling in
+// PostgreSQL, falls on runs and floors alike.
 func runsAndFloors(ctx context.Context, run *runner, bed *testbed.Bed, w *testbed.World, repeats int, res *SizeResult) error {
 	if _, err := run.run(ctx); err != nil {
 		return fmt.Errorf("warm-up run: %w", err)
 	}
 	runs := make([]RunFigures, 0, repeats)
 	floors := make([]Floor, 0, repeats)
-	for range repeats {
-		r, err := run.run(ctx)
-		if err != nil {
+	for i := range repeats {
+		var r RunFigures
+		var f Floor
+		takeRun := func() (err error) {
+			r, err = run.run(ctx)
 			return err
 		}
-		f, err := measureFloor(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, config.Default().Gardener.PageSize)
-		if err != nil {
+		takeFloor := func() (err error) {
+			f, err = measureFloor(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, config.Default().Gardener.PageSize)
+			return err
+		}
+		first, second := takeRun, takeFloor
+		if i%2 == 1 {
+			first, second = takeFloor, takeRun
+		}
+		if err := first(); err != nil {
+			return err
+		}
+		if err := second(); err != nil {
 			return err
 		}
 		runs, floors = append(runs, r), append(floors, f)
