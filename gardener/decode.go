@@ -40,9 +40,9 @@ func (s *scanner) metadata(m *objectMeta, label func(key []byte) error, other fu
 	return s.object("metadata", func(name []byte) error {
 		switch string(name) {
 		case "name":
-			return s.str("metadata.name", &m.Name)
+			return s.strOrNull("metadata.name", &m.Name)
 		case "resourceVersion":
-			return s.str("metadata.resourceVersion", &m.ResourceVersion)
+			return s.strOrNull("metadata.resourceVersion", &m.ResourceVersion)
 		case "labels":
 			return s.object("metadata.labels", label)
 		}

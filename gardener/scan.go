@@ -273,15 +273,6 @@ func (s *scanner) rawString(field, what string) ([]byte, error) {
 	}
 }
 
-// str reads a string into v.
-func (s *scanner) str(field string, v *string) error {
-	raw, err := s.rawString(field, "a string")
-	if err == nil {
-		*v = string(raw)
-	}
-	return err
-}
-
 // strOrNull reads a string into v, or null as "".
 func (s *scanner) strOrNull(field string, v *string) error {
 	raw, err := s.rawStringOrNull(field, "a string")

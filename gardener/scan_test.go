@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -160,24 +161,50 @@ func TestScannerRefusesMalformedJSON(t *testing.T) {
 	}
 }
 
-// Wherever the reference decoder accepts a shoot, the scanner reads the same
-// fields; on any input it returns rather than panics.
+// referenceBinding decodes what bindingItem decodes, with encoding/json/v2.
+type referenceBinding struct {
+	Metadata struct {
+		Name            string            `json:"name"`
+		ResourceVersion string            `json:"resourceVersion"`
+		Labels          map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Provider struct {
+		Type string `json:"type"`
+	} `json:"provider"`
+}
+
+// Wherever the reference decoder accepts a shoot or a binding, the scanner
+// reads the same fields; on any input it returns rather than panics.
 func FuzzScannerAgreesWithTheReference(f *testing.F) {
 	f.Add([]byte(servedShoot))
 	f.Add([]byte(`{"metadata":{"name":"a","labels":null},"spec":null}`))
 	f.Add([]byte(`{"metadata":{"deletionTimestamp":null,"labels":{"kyma-project.io/runtime-id":"\u0041"}}}`))
+	f.Add([]byte(`{"metadata":{"name":"b","labels":{"tenantName":"ga","dirty":null}},"provider":{"type":"aws"}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got shootItem
-		err := decodeObject(raw, &got)
-		var r referenceShoot
-		if json.Unmarshal(raw, &r) != nil {
-			return // the scanner may accept more, in what it skips
+		var shoot shootItem
+		shootErr := decodeObject(raw, &shoot)
+		var binding bindingItem
+		bindingErr := decodeObject(raw, &binding)
+
+		var rs referenceShoot
+		if json.Unmarshal(raw, &rs) == nil { // else the scanner may accept more, in what it skips
+			if shootErr != nil {
+				t.Fatalf("the reference decodes the shoot %q, the scanner fails: %v", raw, shootErr)
+			}
+			if want := rs.item(); shoot != want {
+				t.Fatalf("decoded the shoot %q as %+v, the reference as %+v", raw, shoot, want)
+			}
 		}
-		if err != nil {
-			t.Fatalf("the reference decodes %q, the scanner fails: %v", raw, err)
-		}
-		if want := r.item(); got != want {
-			t.Fatalf("decoded %q as %+v, the reference as %+v", raw, got, want)
+		var rb referenceBinding
+		if json.Unmarshal(raw, &rb) == nil {
+			if bindingErr != nil {
+				t.Fatalf("the reference decodes the binding %q, the scanner fails: %v", raw, bindingErr)
+			}
+			m := binding.Metadata
+			if m.Name != rb.Metadata.Name || m.ResourceVersion != rb.Metadata.ResourceVersion || binding.Provider.Type != rb.Provider.Type ||
+				!maps.Equal(m.Labels, rb.Metadata.Labels) {
+				t.Fatalf("decoded the binding %q as %+v, the reference as %+v", raw, binding, rb)
+			}
 		}
 	})
 }
