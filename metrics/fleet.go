@@ -12,14 +12,16 @@ import (
 
 // Fleet is the fleet's figures of one run, ready to expose.
 type Fleet struct {
-	BindingsPerGA       []PoolValue
-	ShootsPerBinding    []BindingValue
-	InstancesPerBinding []BindingValue
-	LimitPerBinding     []BindingValue
-	SelectablePerGA     []PoolValue
-	Available           []PoolValue
-	Skipped             map[string]int
-	Pools               []PoolSeries
+	BindingsPerGA []PoolValue
+	// Usage holds the shoots and instances of each binding the
+	// per-binding series cover, both in one entry: at 30,000 bindings a
+	// run holds this until it exits.
+	Usage           []BindingUsage
+	LimitPerBinding []BindingValue
+	SelectablePerGA []PoolValue
+	Available       []PoolValue
+	Skipped         map[string]int
+	Pools           []PoolSeries
 }
 
 // PoolSeries is one pool of the pool view: its bindings by state, the rules
@@ -48,6 +50,16 @@ type BindingValue struct {
 	GlobalAccountID string
 	Pool            hap.Pool
 	Value           float64
+}
+
+// BindingUsage is what one binding holds: its shoots in Gardener and its
+// active instances in KEB's database.
+type BindingUsage struct {
+	Binding         string
+	GlobalAccountID string
+	Pool            hap.Pool
+	Shoots          int
+	Instances       int
 }
 
 // DriftSeries is one open drift finding.
@@ -111,18 +123,21 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v.Value, labels...)
 		}
 	}
-	bindings := func(d *prometheus.Desc, vs []BindingValue) {
-		for _, v := range vs {
-			ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v.Value,
-				v.Binding, v.GlobalAccountID, v.Pool.HyperscalerType, strconv.FormatBool(v.Pool.EUAccess))
-		}
+	binding := func(d *prometheus.Desc, value float64, name, ga string, pool hap.Pool) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, value, name, ga, pool.HyperscalerType, strconv.FormatBool(pool.EUAccess))
 	}
 	pools(bindingsPerGA, f.BindingsPerGA, true)
 	pools(selectable, f.SelectablePerGA, true)
 	pools(available, f.Available, false)
-	bindings(shootsPerBinding, f.ShootsPerBinding)
-	bindings(instancesPerBinding, f.InstancesPerBinding)
-	bindings(limitPerBinding, f.LimitPerBinding)
+	for _, u := range f.Usage {
+		binding(shootsPerBinding, float64(u.Shoots), u.Binding, u.GlobalAccountID, u.Pool)
+	}
+	for _, u := range f.Usage {
+		binding(instancesPerBinding, float64(u.Instances), u.Binding, u.GlobalAccountID, u.Pool)
+	}
+	for _, v := range f.LimitPerBinding {
+		binding(limitPerBinding, v.Value, v.Binding, v.GlobalAccountID, v.Pool)
+	}
 	for kind, n := range f.Skipped {
 		ch <- prometheus.MustNewConstMetric(skipped, prometheus.GaugeValue, float64(n), kind)
 	}

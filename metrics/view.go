@@ -32,9 +32,7 @@ func FleetOf(t *hap.Tally, candidates []hap.Candidate, skippedObjects []hap.Skip
 			free[b.Pool]++
 		}
 		if b.Claimed() || b.Shared || !u.Empty() {
-			ga := b.GlobalAccountID
-			f.ShootsPerBinding = append(f.ShootsPerBinding, BindingValue{b.Name, ga, b.Pool, float64(u.Shoots)})
-			f.InstancesPerBinding = append(f.InstancesPerBinding, BindingValue{b.Name, ga, b.Pool, float64(u.Instances)})
+			f.Usage = append(f.Usage, BindingUsage{b.Name, b.GlobalAccountID, b.Pool, u.Shoots, u.Instances})
 		}
 	})
 	for k, n := range claimed {
