@@ -38,7 +38,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 50 minutes
 # on 2 cores, BENCH_SIZES=S about 7 minutes. XL, 100,000 shoots, is opt-in
-# (BENCH_SIZES=XL, about an hour on 2 cores and 3 run/floor pairs; it
+# (BENCH_SIZES=XL, about 45 minutes on 2 cores and 3 run/floor pairs; it
 # starts the test bed's API server without its watch cache, see
 # docs/benchmarks.md). BENCH_PICKS sets the picks per path.
 BENCH_SIZES ?= S,M,L
