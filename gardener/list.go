@@ -36,7 +36,7 @@ type page[T any] struct {
 	Items []T
 }
 
-// decode reads a list response, {"metadata": ..., "items": [...], ...} with
+// decodePage reads a list response, {"metadata": ..., "items": [...], ...} with
 // its members in any order, item by item as it streams in.
 func decodePage[T any, PT decoder[T]](s *scanner, p *page[T]) error {
 	err := s.object("list", func(name []byte) error {

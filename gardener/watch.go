@@ -83,6 +83,8 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 	w.shoots = w.newKind(c.shoots, &cachedShoot{}, func(ctx context.Context) ([]runtime.Object, string, error) {
 		var items []runtime.Object
 		stats, err := listPaged(ctx, c, c.shoots, func() { items = items[:0] }, func(item shootItem) error {
+			// A listed shoot's resourceVersion is left out of the cache: the
+			// reflector resumes from the list's, and 100,000 of them add up.
 			items = append(items, newCachedShoot(item, ""))
 			return nil
 		})
