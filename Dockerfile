@@ -12,6 +12,8 @@ ARG VERSION=dev
 WORKDIR /src
 # Modules first: this layer stays cached while only the sources change.
 COPY go.mod go.sum ./
+# The read path KEB imports is a module of its own, replaced from this tree.
+COPY provisioning/go.mod provisioning/
 RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .

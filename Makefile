@@ -12,7 +12,7 @@ build: ## build bin/hap-reconciler
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/hap-reconciler ./cmd/hap-reconciler
 
 demo: ## run every job once on a throwaway landscape, print the report, serve the metrics until Ctrl-C (DEMO_RELEASE=1 releases for real)
-	$(GO) build -o bin/hap-demo ./cmd/hap-demo
+	$(GO) build -o bin/hap-demo ./test/demo
 	bin/hap-demo $(DEMO_FLAGS)
 
 test: ## gofmt, vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
@@ -26,15 +26,15 @@ FUZZTIME ?= 30s
 reliability: ## race (TRIALS=200) and SIGKILL (CRASHES=50) trials on the real test bed; a failure prints its seed
 	bash hack/ensure-tools.sh
 	bash hack/build-kube-apiserver.sh >/dev/null
-	$(GO) test -count=1 -timeout 120m -run 'TestNoBindingIsReleasedWhileReferenced|TestKilledRunsLeaveNothingHalfDone' -v ./reliability/ \
+	$(GO) test -count=1 -timeout 120m -run 'TestNoBindingIsReleasedWhileReferenced|TestKilledRunsLeaveNothingHalfDone' -v ./test/reliability/ \
 		-args -reliability.trials=$(TRIALS) -reliability.crashes=$(CRASHES)
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs land in testdata/fuzz
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./config/
-	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./hap/
-	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./hap/
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./hap/rules/
-	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./gardener/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/config/
+	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./internal/hap/
+	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./internal/hap/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/hap/rules/
+	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./internal/gardener/
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 50 minutes
 # on 2 cores, BENCH_SIZES=S about 7 minutes. XL, 100,000 shoots, is opt-in
@@ -47,7 +47,7 @@ BENCH_PICKS ?= 10000
 bench: build ## measure run against its floor, KEB's live pick against the one-query read, and serve's watched cycle (BENCH_SIZES=S for a quick look, BENCH_SIZES=XL for 100,000 shoots)
 	bash hack/ensure-tools.sh
 	bash hack/build-kube-apiserver.sh >/dev/null
-	$(GO) run ./bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
+	$(GO) run ./test/bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
 
 vet: ## go vet
 	$(GO) vet ./...

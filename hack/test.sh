@@ -20,6 +20,19 @@ if [ -n "$unformatted" ]; then
 fi
 echo "==> go vet"
 go vet ./...
+# The module KEB imports: standard library only, vetted and tested on its own.
+echo "==> provisioning module"
+(
+	cd provisioning
+	go vet ./...
+	deps=$(go list -m all)
+	if [ "$deps" != "github.com/kyma-project/hap-reconciler/provisioning" ]; then
+		echo "provisioning must depend on the standard library alone; go list -m all prints:" >&2
+		echo "$deps" >&2
+		exit 1
+	fi
+	go test -count=1 ./...
+)
 echo "==> go test"
 # One package at a time: each integration package starts its own etcd,
 # kube-apiserver and PostgreSQL, and the machine has two cores.

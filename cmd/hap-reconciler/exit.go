@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/kyma-project/hap-reconciler/config"
+	"github.com/kyma-project/hap-reconciler/internal/config"
 )
 
 // Exit codes.

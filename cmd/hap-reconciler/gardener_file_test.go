@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/hap-reconciler/report"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/report"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 func TestReportLiveOnAKubectlExportEqualsTheLiveAPI(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func TestTwoRunsAtOnceOnlyOneDoesTheWork(t *testing.T) {

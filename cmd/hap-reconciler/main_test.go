@@ -9,9 +9,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kyma-project/hap-reconciler/testbed"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
-	"github.com/kyma-project/hap-reconciler/testbed/testscene"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testscene"
 )
 
 // bed is the package's test bed; every test works in a World of its own.

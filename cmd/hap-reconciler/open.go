@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/app"
-	"github.com/kyma-project/hap-reconciler/gardener"
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // environment is the wired job a command works with.

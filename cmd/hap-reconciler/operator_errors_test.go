@@ -18,10 +18,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kyma-project/hap-reconciler/app"
-	"github.com/kyma-project/hap-reconciler/db"
-	"github.com/kyma-project/hap-reconciler/testbed"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/db"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 // Each error an operator can meet ends the command with one line that says

@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/report"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
 func poolsCmd(g *globals) *cobra.Command {

@@ -15,12 +15,12 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/kyma-project/hap-reconciler/config"
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/metrics"
-	"github.com/kyma-project/hap-reconciler/testbed"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/metrics"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 const (

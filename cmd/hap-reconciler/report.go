@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kyma-project/hap-reconciler/report"
+	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
 func reportCmd(g *globals) *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/report"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/report"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 // The report says where KEB's guard stops a GA, and where rank 1 is not

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/report"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/report"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 func TestReportShowsEachGAAndPoolFromTheStoredTables(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/kyma-project/hap-reconciler/config"
-	"github.com/kyma-project/hap-reconciler/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // globals are the flags every command shares.

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/metrics"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/metrics"
 )
 
 func runCmd(g *globals) *cobra.Command {

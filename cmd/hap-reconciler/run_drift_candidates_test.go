@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kyma-project/hap-reconciler/config"
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/testbed"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 const plantedConfig = `

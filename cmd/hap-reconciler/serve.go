@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/app"
-	"github.com/kyma-project/hap-reconciler/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/gardener"
 )
 
 // shutdownGrace is how long a running job may go on after SIGTERM before its

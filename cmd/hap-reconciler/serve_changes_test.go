@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // serve brings the candidate table up to date after a burst of changes in

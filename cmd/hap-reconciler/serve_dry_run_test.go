@@ -8,9 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/testbed"
-	"github.com/kyma-project/hap-reconciler/testbed/landscape"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 // serve --dry-run: the scheduled release decides and audits would-releases

@@ -18,10 +18,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kyma-project/hap-reconciler/hap"
-	"github.com/kyma-project/hap-reconciler/jobs"
-	"github.com/kyma-project/hap-reconciler/metrics"
-	"github.com/kyma-project/hap-reconciler/testbed"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/metrics"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {

@@ -1,0 +1,69 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
+)
+
+// RuleFileEnv names the file KEB reads its rule list from; KEB's chart
+// renders hap.rule into it as `rule: [...]`.
+const RuleFileEnv = "APP_HAP_RULE_FILE_PATH"
+
+// RuleSet returns KEB's verdict on hap.rule: the rules KEB applies, or an
+// error with one line per bad entry, naming the entry and the reason. No
+// list at all is no error here (KEB would not start without one, but the
+// job works without rules): the RuleSet then names no pool.
+func (c Config) RuleSet() (rules.RuleSet, error) {
+	if len(c.HAP.Rule) == 0 {
+		return rules.RuleSet{}, nil
+	}
+	rs, problems := rules.Parse(c.HAP.Rule)
+	if len(problems) == 0 {
+		return rs, nil
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = "  " + p.Error()
+	}
+	source := "hap.rule"
+	if c.RuleSource != "" {
+		source = c.RuleSource
+	}
+	return rs, &Error{Key: source, Reason: fmt.Sprintf("KEB refuses %d of the entries:\n%s", len(problems), strings.Join(lines, "\n"))}
+}
+
+// applyRuleFile reads the rule list from the file KEB reads when the
+// configuration file has none; when both are given and differ, the file
+// named by the configuration wins and a warning says so.
+func applyRuleFile(cfg *Config, getenv func(string) string) error {
+	path := getenv(RuleFileEnv)
+	if path == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return &Error{Key: RuleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read KEB's rule file (%v)", err)}
+	}
+	var doc struct {
+		Rule []string `json:"rule"`
+	}
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return &Error{Key: RuleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("is not KEB's rule file, a YAML mapping with a list under rule (%v)", err)}
+	}
+	if len(cfg.HAP.Rule) > 0 {
+		if !slices.Equal(cfg.HAP.Rule, doc.Rule) {
+			cfg.Warnings = append(cfg.Warnings, Warning{Key: "hap.rule", Value: quote(path),
+				Reason: fmt.Sprintf("differs from the rules in %s (%s); the configuration file's rules apply", path, RuleFileEnv)})
+		}
+		return nil
+	}
+	cfg.HAP.Rule = doc.Rule
+	cfg.RuleSource = fmt.Sprintf("%s (%s)", path, RuleFileEnv)
+	return nil
+}

@@ -1,0 +1,324 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+type candidateRow struct {
+	BindingName     string    `gorm:"column:binding_name"`
+	GlobalAccountID string    `gorm:"column:global_account_id"`
+	HyperscalerType string    `gorm:"column:hyperscaler_type"`
+	EUAccess        bool      `gorm:"column:eu_access"`
+	DBCount         int       `gorm:"column:db_count"`
+	ShootCount      int       `gorm:"column:shoot_count"`
+	EffectiveCount  int       `gorm:"column:effective_count"`
+	ClusterLimit    *int      `gorm:"column:cluster_limit"`
+	Headroom        *int      `gorm:"column:headroom"`
+	Selectable      bool      `gorm:"column:selectable"`
+	Guarded         bool      `gorm:"column:guarded"`
+	Rank            int       `gorm:"column:rank"`
+	Reserved        int       `gorm:"column:reserved"`
+	ComputedAt      time.Time `gorm:"column:computed_at"`
+}
+
+// ReplaceCandidates brings the candidate table to rows, computed from a
+// snapshot whose reservations absorbed lists (see ReadInstanceCounts).
+//
+// Provisioning reads and updates this table at any time, so the rewrite
+// takes no table lock: in one transaction it touches only the rows that
+// change, and a pick waits only when it wants one of those rows, for as long
+// as the transaction lasts. Readers keep seeing the old table until the
+// commit, then the new one: never a half-written one.
+//
+// Reservations stay counted exactly once. The rewrite drops the reservations
+// the snapshot absorbed and those older than reservationTTL (an instance KEB
+// never wrote) and lowers the rows' reserved counters by what it dropped, a
+// relative change, like a pick's +1: a pick that commits before, during or
+// after the rewrite keeps its +1, and when a pick and the rewrite meet on
+// one row, the second waits for the first and PostgreSQL re-checks the
+// pick's limit on the row's newest version. A row the table did not hold
+// starts with the reservations already made on its binding.
+//
+// Rewrites exclude each other (an advisory lock), so two never lock rows in
+// opposite orders.
+func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
+	if reservationTTL <= 0 {
+		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)
+	}
+	want, err := indexCandidates(rows)
+	if err != nil {
+		return err
+	}
+	reservations := s.table("binding_reservations")
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", s.advisoryKey("candidates-rewrite")).Error; err != nil {
+			return fmt.Errorf("wait for other rewrites: %w", err)
+		}
+		dropped := map[string]int{}
+		for start := 0; start < len(absorbed); start += batchSize {
+			var names []string
+			ids := absorbed[start:min(start+batchSize, len(absorbed))]
+			if err := tx.Raw("DELETE FROM "+reservations+" WHERE instance_id IN ? RETURNING binding_name", ids).Scan(&names).Error; err != nil {
+				return fmt.Errorf("drop absorbed reservations: %w", err)
+			}
+			countNames(dropped, names)
+		}
+		var expired []string
+		if err := tx.Raw("DELETE FROM "+reservations+" WHERE reserved_at < now() - make_interval(secs => ?) RETURNING binding_name",
+			reservationTTL.Seconds()).Scan(&expired).Error; err != nil {
+			return fmt.Errorf("drop expired reservations: %w", err)
+		}
+		countNames(dropped, expired)
+		diff := newCandidateDiff(rows, want, dropped, computedAt)
+		if err := s.eachCandidateRow(tx, diff.compare); err != nil {
+			return err
+		}
+		if err := s.applyCandidateChanges(tx, diff.changes()); err != nil {
+			return err
+		}
+		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
+			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at`, computedAt).Error
+	})
+	return s.wrap("replace candidates", err)
+}
+
+// updateBatch rows go in one UPDATE: 14 parameters a row, well below
+// PostgreSQL's 65,535.
+const updateBatch = 1000
+
+func countNames(counts map[string]int, names []string) {
+	for _, n := range names {
+		counts[n]++
+	}
+}
+
+// candidateChanges is what a rewrite does to the table.
+type candidateChanges struct {
+	insert []candidateRow
+	// update rows hold the new values; dropped says by how much reserved
+	// goes down.
+	update  []candidateRow
+	dropped map[string]int
+	remove  []string
+}
+
+// candidateDiff compares the table, row by row as it is read, with the rows
+// it must hold, so a rewrite never holds the table twice: only the index of
+// the rows wanted and the rows that change. A row is updated when one of its
+// values changed or reservations on it were dropped; a row whose binding is
+// gone is removed; a wanted row the table lacks is inserted.
+type candidateDiff struct {
+	want       []hap.Candidate
+	index      map[string]int
+	inTable    []bool
+	computedAt time.Time
+	ch         candidateChanges
+}
+
+func newCandidateDiff(want []hap.Candidate, index map[string]int, dropped map[string]int, computedAt time.Time) *candidateDiff {
+	return &candidateDiff{want: want, index: index, inTable: make([]bool, len(want)), computedAt: computedAt,
+		ch: candidateChanges{dropped: dropped}}
+}
+
+// compare takes one row of the table.
+func (d *candidateDiff) compare(current candidateRow) {
+	i, ok := d.index[current.BindingName]
+	if !ok {
+		d.ch.remove = append(d.ch.remove, current.BindingName)
+		return
+	}
+	d.inTable[i] = true
+	if w := candidateRowOf(d.want[i], d.computedAt); !sameCandidate(current, w) || d.ch.dropped[w.BindingName] > 0 {
+		d.ch.update = append(d.ch.update, w)
+	}
+}
+
+// changes is what the rewrite must do once every row of the table was
+// compared.
+func (d *candidateDiff) changes() candidateChanges {
+	for i, seen := range d.inTable {
+		if !seen {
+			d.ch.insert = append(d.ch.insert, candidateRowOf(d.want[i], d.computedAt))
+		}
+	}
+	slices.Sort(d.ch.remove)
+	return d.ch
+}
+
+// eachCandidateRow streams the candidate table to fn.
+func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
+	rows, err := tx.Raw(`SELECT binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
+		effective_count, cluster_limit, headroom, selectable, guarded, rank, reserved, computed_at FROM ` + s.table("binding_candidates")).Rows()
+	if err != nil {
+		return fmt.Errorf("read candidates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r candidateRow
+		if err := rows.Scan(&r.BindingName, &r.GlobalAccountID, &r.HyperscalerType, &r.EUAccess, &r.DBCount, &r.ShootCount,
+			&r.EffectiveCount, &r.ClusterLimit, &r.Headroom, &r.Selectable, &r.Guarded, &r.Rank, &r.Reserved, &r.ComputedAt); err != nil {
+			return fmt.Errorf("read candidates: %w", err)
+		}
+		fn(r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read candidates: %w", err)
+	}
+	return nil
+}
+
+// sameCandidate compares what the job computes; reserved belongs to the
+// picks and computed_at to the run.
+func sameCandidate(a, b candidateRow) bool {
+	a.Reserved, b.Reserved = 0, 0
+	a.ComputedAt, b.ComputedAt = time.Time{}, time.Time{}
+	return a.BindingName == b.BindingName && a.GlobalAccountID == b.GlobalAccountID && a.HyperscalerType == b.HyperscalerType &&
+		a.EUAccess == b.EUAccess && a.DBCount == b.DBCount && a.ShootCount == b.ShootCount && a.EffectiveCount == b.EffectiveCount &&
+		equalInt(a.ClusterLimit, b.ClusterLimit) && equalInt(a.Headroom, b.Headroom) && a.Selectable == b.Selectable &&
+		a.Guarded == b.Guarded && a.Rank == b.Rank
+}
+
+func equalInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
+	candidates, reservations := s.table("binding_candidates"), s.table("binding_reservations")
+	for start := 0; start < len(ch.remove); start += batchSize {
+		if err := tx.Exec("DELETE FROM "+candidates+" WHERE binding_name IN ?", ch.remove[start:min(start+batchSize, len(ch.remove))]).Error; err != nil {
+			return fmt.Errorf("remove candidates: %w", err)
+		}
+	}
+	// One statement per batch: a row a pick wants is held only while the
+	// rewrite's transaction lasts, so that must be short. Rewrites exclude
+	// each other and a pick locks one row, so no lock order is needed.
+	for start := 0; start < len(ch.update); start += updateBatch {
+		batch := ch.update[start:min(start+updateBatch, len(ch.update))]
+		values := make([]string, len(batch))
+		args := make([]any, 0, len(batch)*14)
+		for i, u := range batch {
+			values[i] = "(?::text, ?::text, ?::text, ?::boolean, ?::integer, ?::integer, ?::integer, ?::integer, ?::integer, ?::boolean, ?::boolean, ?::integer, ?::timestamptz, ?::integer)"
+			args = append(args, u.BindingName, u.GlobalAccountID, u.HyperscalerType, u.EUAccess, u.DBCount, u.ShootCount, u.EffectiveCount,
+				u.ClusterLimit, u.Headroom, u.Selectable, u.Guarded, u.Rank, u.ComputedAt, ch.dropped[u.BindingName])
+		}
+		err := tx.Exec(`UPDATE `+candidates+` c SET global_account_id = v.ga, hyperscaler_type = v.ht, eu_access = v.eu,
+			db_count = v.db, shoot_count = v.shoots, effective_count = v.effective, cluster_limit = v.lim, headroom = v.headroom,
+			selectable = v.selectable, guarded = v.guarded, rank = v.rank, computed_at = v.at, reserved = c.reserved - v.dropped
+			FROM (VALUES `+strings.Join(values, ", ")+`) AS v(name, ga, ht, eu, db, shoots, effective, lim, headroom, selectable, guarded, rank, at, dropped)
+			WHERE c.binding_name = v.name`, args...).Error
+		if err != nil {
+			return fmt.Errorf("update %d candidates: %w", len(batch), err)
+		}
+	}
+	if len(ch.insert) == 0 {
+		return nil
+	}
+	// A binding claimed and recorded by KEB since the snapshot may have a
+	// row already: its values are taken, its reserved counter kept.
+	err := tx.Table(candidates).Clauses(clause.OnConflict{
+		Columns: []clause.Column{{Name: "binding_name"}},
+		DoUpdates: clause.AssignmentColumns([]string{"global_account_id", "hyperscaler_type", "eu_access", "db_count", "shoot_count",
+			"effective_count", "cluster_limit", "headroom", "selectable", "guarded", "rank", "computed_at"}),
+	}).CreateInBatches(&ch.insert, batchSize).Error
+	if err != nil {
+		return fmt.Errorf("insert candidates: %w", err)
+	}
+	names := make([]string, len(ch.insert))
+	for i, r := range ch.insert {
+		names[i] = r.BindingName
+	}
+	// New rows are invisible to picks until the commit: counting their
+	// reservations now cannot miss one.
+	for start := 0; start < len(names); start += batchSize {
+		err := tx.Exec(`UPDATE `+candidates+` c SET reserved = r.n
+			FROM (SELECT binding_name, count(*) AS n FROM `+reservations+` WHERE binding_name IN ? GROUP BY binding_name) r
+			WHERE c.binding_name = r.binding_name`, names[start:min(start+batchSize, len(names))]).Error
+		if err != nil {
+			return fmt.Errorf("count reservations of new candidates: %w", err)
+		}
+	}
+	return nil
+}
+
+// indexCandidates maps each binding to its row, refusing rows the pick
+// could misread: no binding, no pool, or one binding twice.
+func indexCandidates(rows []hap.Candidate) (map[string]int, error) {
+	index := make(map[string]int, len(rows))
+	for i, c := range rows {
+		if c.BindingName == "" {
+			return nil, fmt.Errorf("candidate %d: binding name is empty", i)
+		}
+		if c.Pool.HyperscalerType == "" {
+			return nil, fmt.Errorf("candidate %d (binding %q): hyperscaler type is empty", i, c.BindingName)
+		}
+		if _, twice := index[c.BindingName]; twice {
+			return nil, fmt.Errorf("candidate %d: binding %q appears twice", i, c.BindingName)
+		}
+		index[c.BindingName] = i
+	}
+	return index, nil
+}
+
+func candidateRowOf(c hap.Candidate, computedAt time.Time) candidateRow {
+	return candidateRow{
+		BindingName:     c.BindingName,
+		GlobalAccountID: c.GlobalAccountID,
+		HyperscalerType: c.Pool.HyperscalerType,
+		EUAccess:        c.Pool.EUAccess,
+		DBCount:         c.DBCount,
+		ShootCount:      c.ShootCount,
+		EffectiveCount:  c.EffectiveCount,
+		ClusterLimit:    c.Limit,
+		Headroom:        c.Headroom,
+		Selectable:      c.Selectable,
+		Guarded:         c.Guarded,
+		Rank:            c.Rank,
+		ComputedAt:      computedAt,
+	}
+}
+
+// Candidates lists the candidate rows of ga ("" is the shared pools), or of
+// every GA with hap.AllGlobalAccounts, in pick order within each pool.
+func (s *Store) Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error) {
+	var rows []candidateRow
+	q := s.db.WithContext(ctx).Table(s.table("binding_candidates"))
+	if ga != hap.AllGlobalAccounts {
+		q = q.Where("global_account_id = ?", ga)
+	}
+	// Byte order, as the decisions compare names, whatever the collation.
+	if err := q.Order(`global_account_id COLLATE "C", hyperscaler_type COLLATE "C", eu_access, rank, binding_name COLLATE "C"`).Find(&rows).Error; err != nil {
+		return nil, s.wrap("read candidates", err)
+	}
+	var computedAt time.Time
+	if err := s.db.WithContext(ctx).Raw("SELECT coalesce(max(computed_at), '0001-01-01') FROM " + s.table("candidates_computed")).Scan(&computedAt).Error; err != nil {
+		return nil, s.wrap("read when the candidates were computed", err)
+	}
+	out := make([]hap.StoredCandidate, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, hap.StoredCandidate{
+			Candidate: hap.Candidate{
+				GlobalAccountID: r.GlobalAccountID,
+				Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
+				BindingName:     r.BindingName,
+				DBCount:         r.DBCount,
+				ShootCount:      r.ShootCount,
+				EffectiveCount:  r.EffectiveCount,
+				Limit:           r.ClusterLimit,
+				Headroom:        r.Headroom,
+				Selectable:      r.Selectable,
+				Guarded:         r.Guarded,
+				Rank:            r.Rank,
+			},
+			Reserved:   r.Reserved,
+			ComputedAt: computedAt,
+		})
+	}
+	return out, nil
+}

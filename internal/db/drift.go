@@ -1,0 +1,177 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// batchSize bounds the rows of one INSERT or the ids of one IN list:
+// PostgreSQL takes at most 65535 parameters per statement.
+const batchSize = 1000
+
+type driftRow struct {
+	ID              int64      `gorm:"column:id;primaryKey;autoIncrement"`
+	BindingName     string     `gorm:"column:binding_name"`
+	GlobalAccountID string     `gorm:"column:global_account_id"`
+	HyperscalerType string     `gorm:"column:hyperscaler_type"`
+	EUAccess        bool       `gorm:"column:eu_access"`
+	Kind            string     `gorm:"column:kind"`
+	DBCount         int        `gorm:"column:db_count"`
+	ShootCount      int        `gorm:"column:shoot_count"`
+	DeletingShoots  int        `gorm:"column:deleting_shoots"`
+	Detail          string     `gorm:"column:detail"`
+	FirstSeen       time.Time  `gorm:"column:first_seen"`
+	LastSeen        time.Time  `gorm:"column:last_seen"`
+	ResolvedAt      *time.Time `gorm:"column:resolved_at"`
+}
+
+// findingKey identifies a finding across runs.
+type findingKey struct {
+	binding, kind, ga string
+}
+
+func (r driftRow) key() findingKey { return findingKey{r.BindingName, r.Kind, r.GlobalAccountID} }
+
+// RecordFindings stores the findings of one run, in one transaction: a
+// finding already open keeps its first_seen and gets this run's counts and
+// last_seen; a new one is opened; an open one this run did not produce is
+// resolved at now. It returns how many were opened and resolved.
+func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error) {
+	rows, err := driftRows(findings, now)
+	if err != nil {
+		return 0, 0, err
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var open []driftRow
+		if err := tx.Table(s.table("binding_drift")).Select("id, binding_name, kind, global_account_id").
+			Where("resolved_at IS NULL").Find(&open).Error; err != nil {
+			return fmt.Errorf("read open findings: %w", err)
+		}
+		current := make(map[findingKey]bool, len(rows))
+		for _, r := range rows {
+			current[r.key()] = true
+		}
+		stillOpen := make(map[findingKey]bool, len(open))
+		var gone []int64
+		for _, o := range open {
+			stillOpen[o.key()] = true
+			if !current[o.key()] {
+				gone = append(gone, o.ID)
+			}
+		}
+		for _, r := range rows {
+			if !stillOpen[r.key()] {
+				opened++
+			}
+		}
+		resolved = len(gone)
+		if err := s.upsertFindings(tx, rows); err != nil {
+			return err
+		}
+		for start := 0; start < len(gone); start += batchSize {
+			ids := gone[start:min(start+batchSize, len(gone))]
+			if err := tx.Table(s.table("binding_drift")).Where("id IN ?", ids).
+				Update("resolved_at", now).Error; err != nil {
+				return fmt.Errorf("resolve findings: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, s.wrap("record findings", err)
+	}
+	return opened, resolved, nil
+}
+
+// upsertFindings inserts new findings and refreshes open ones. The conflict
+// target is the partial unique index over open findings, so a resolved
+// finding that comes back opens a new row and its history stays.
+func (s *Store) upsertFindings(tx *gorm.DB, rows []driftRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	err := tx.Table(s.table("binding_drift")).Clauses(clause.OnConflict{
+		Columns:     []clause.Column{{Name: "binding_name"}, {Name: "kind"}, {Name: "global_account_id"}},
+		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "resolved_at IS NULL"}}},
+		DoUpdates: clause.AssignmentColumns([]string{
+			"hyperscaler_type", "eu_access", "db_count", "shoot_count", "deleting_shoots", "detail", "last_seen",
+		}),
+	}).CreateInBatches(&rows, batchSize).Error
+	if err != nil {
+		return fmt.Errorf("upsert findings: %w", err)
+	}
+	return nil
+}
+
+// driftRows checks the findings: each needs a binding and a kind, and no
+// two may share (binding, kind, GA), which would make the upsert touch a
+// row twice.
+func driftRows(findings []hap.Finding, now time.Time) ([]driftRow, error) {
+	rows := make([]driftRow, 0, len(findings))
+	seen := make(map[findingKey]bool, len(findings))
+	for i, f := range findings {
+		if f.BindingName == "" {
+			return nil, fmt.Errorf("finding %d (kind %q): binding name is empty", i, f.Kind)
+		}
+		if f.Kind == "" {
+			return nil, fmt.Errorf("finding %d (binding %q): kind is empty", i, f.BindingName)
+		}
+		r := driftRow{
+			BindingName:     f.BindingName,
+			GlobalAccountID: f.GlobalAccountID,
+			HyperscalerType: f.Pool.HyperscalerType,
+			EUAccess:        f.Pool.EUAccess,
+			Kind:            string(f.Kind),
+			DBCount:         f.DBCount,
+			ShootCount:      f.ShootCount,
+			DeletingShoots:  f.DeletingShoots,
+			Detail:          f.Detail,
+			FirstSeen:       now,
+			LastSeen:        now,
+		}
+		if seen[r.key()] {
+			return nil, fmt.Errorf("finding %d: binding %q, kind %q, global account %q appears twice",
+				i, f.BindingName, f.Kind, f.GlobalAccountID)
+		}
+		seen[r.key()] = true
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// OpenFindings lists the open findings about ga, or about every GA with
+// hap.AllGlobalAccounts.
+func (s *Store) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error) {
+	var rows []driftRow
+	q := s.db.WithContext(ctx).Table(s.table("binding_drift")).Where("resolved_at IS NULL")
+	if ga != hap.AllGlobalAccounts {
+		q = q.Where("global_account_id = ?", ga)
+	}
+	if err := q.Order(`global_account_id COLLATE "C", binding_name COLLATE "C", kind`).Find(&rows).Error; err != nil {
+		return nil, s.wrap("read open findings", err)
+	}
+	out := make([]hap.OpenFinding, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, hap.OpenFinding{
+			Finding: hap.Finding{
+				BindingName:     r.BindingName,
+				GlobalAccountID: r.GlobalAccountID,
+				Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
+				Kind:            hap.FindingKind(r.Kind),
+				DBCount:         r.DBCount,
+				ShootCount:      r.ShootCount,
+				DeletingShoots:  r.DeletingShoots,
+				Detail:          r.Detail,
+			},
+			FirstSeen: r.FirstSeen,
+			LastSeen:  r.LastSeen,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,251 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
+)
+
+// leastPrivilegeGrants are the statements docs/security.md gives the
+// database administrator: the job's role may connect, read KEB's instances
+// table, and owns the schema the administrator created for it. Nothing else:
+// PUBLIC's default rights on the database (CONNECT, TEMP) are revoked too.
+func leastPrivilegeGrants(dbname, role string) string {
+	return fmt.Sprintf(`
+REVOKE ALL ON DATABASE %[1]s FROM PUBLIC;
+GRANT CONNECT ON DATABASE %[1]s TO %[2]s;
+REVOKE ALL ON SCHEMA public FROM PUBLIC;
+GRANT USAGE ON SCHEMA public TO %[2]s;
+GRANT SELECT ON public.instances TO %[2]s;
+CREATE SCHEMA hap AUTHORIZATION %[2]s;`, dbname, role)
+}
+
+// kebGrants let KEB's own role call provisioning.NextBinding on the job's
+// tables; the job's role owns them and grants this after migrating.
+func kebGrants(keb string) string {
+	return fmt.Sprintf(`
+GRANT USAGE ON SCHEMA hap TO %[1]s;
+GRANT SELECT, UPDATE ON hap.binding_candidates TO %[1]s;
+GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;`, keb)
+}
+
+// The job does all of its work with exactly the documented rights, and the
+// role can do nothing beyond them: no write to KEB's table, no table of
+// KEB's other than instances, no object outside its schema.
+func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testing.T) {
+	ctx := testContext(t)
+	dbname, _ := newDatabase(t)
+	role, keb := dbname+"_job", dbname+"_keb"
+	for _, r := range []string{role, keb} {
+		if err := pg.CreateRole(ctx, r, rightPassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, dbname, leastPrivilegeGrants(dbname, role))
+	exec(t, dbname, "CREATE TABLE operations (id text PRIMARY KEY); GRANT CONNECT ON DATABASE "+dbname+" TO "+keb)
+	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
+
+	s := openStore(t, pg.RoleURL(role, rightPassword, dbname), Options{})
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate into the schema the administrator made: %v", err)
+	}
+	now := time.Now()
+	one, two := 1, 2
+	pool := hap.Pool{HyperscalerType: "aws"}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"run lock", func() error {
+			lock, ok, err := s.TryRunLock(ctx)
+			if err != nil || !ok {
+				return errors.Join(err, errors.New("not acquired"))
+			}
+			defer lock.Release()
+			return lock.Held(ctx)
+		}},
+		{"read instances", func() error {
+			read, err := s.ReadInstanceCounts(ctx)
+			if err == nil && (len(read.Counts) != 1 || read.Counts[0].Active != 1) {
+				err = fmt.Errorf("counts %+v", read.Counts)
+			}
+			return err
+		}},
+		{"record drift", func() error {
+			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
+			return err
+		}},
+		{"read drift", func() error { _, err := s.OpenFindings(ctx, hap.AllGlobalAccounts); return err }},
+		{"rewrite candidates", func() error {
+			return s.ReplaceCandidates(ctx, []hap.Candidate{
+				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-1", DBCount: 1, EffectiveCount: 1, Limit: &two, Selectable: true, Rank: 1},
+				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-2", Limit: &one, Selectable: true, Rank: 2},
+			}, nil, now, time.Hour)
+		}},
+		{"read candidates", func() error { _, err := s.Candidates(ctx, hap.AllGlobalAccounts); return err }},
+		{"empty sightings", func() error {
+			if err := s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: now}}); err != nil {
+				return err
+			}
+			_, err := s.EmptySince(ctx)
+			return err
+		}},
+		{"retire a candidate", func() error { _, err := s.RetireCandidate(ctx, "b-2"); return err }},
+		{"count use", func() error { _, err := s.InUse(ctx, "b-1"); return err }},
+		{"audit a release", func() error {
+			return s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
+				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased, At: now})
+		}},
+		{"grant KEB its picks", func() error { return s.db.WithContext(ctx).Exec(kebGrants(keb)).Error }},
+	}
+	for _, step := range steps {
+		if err := step.do(); err != nil {
+			t.Errorf("%s with the least-privileged role: %v", step.name, err)
+		}
+	}
+
+	asJob := sqlDB(t, pg.RoleURL(role, rightPassword, dbname))
+	for _, forbidden := range []string{
+		"INSERT INTO instances (instance_id, runtime_id, global_account_id, provisioning_parameters, created_at, updated_at) VALUES ('x', 'x', 'x', '{}', now(), now())",
+		"UPDATE instances SET global_account_id = 'ga-b'",
+		"DELETE FROM instances",
+		"SELECT * FROM operations",
+		"CREATE TABLE public.job_table (id int)",
+		"CREATE SCHEMA job_schema",
+		"CREATE TEMP TABLE job_temp (id int)",
+	} {
+		_, err := asJob.ExecContext(ctx, forbidden)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+			t.Errorf("%s: %v, want permission denied (42501)", forbidden, err)
+		}
+	}
+
+	// KEB's role picks through the one statement with the rights granted.
+	asKEB := sqlDB(t, pg.RoleURL(keb, rightPassword, dbname))
+	name, claimNew, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
+	if err != nil || claimNew || name != "b-1" {
+		t.Errorf("NextBinding as KEB's role: %q, claimNew=%v, %v", name, claimNew, err)
+	}
+}
+
+func sqlDB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := db.PingContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// runtimeRoleGrants are docs/security.md's statements for the split set-up
+// the chart uses: the schema owner (here KEB's role, as with the chart's
+// defaults) runs the migrations in a step of its own; the role the job runs
+// with reads KEB's instances table and reads and writes the rows of the
+// job's tables, with no DDL at all.
+func runtimeRoleGrants(dbname, owner, runtime string) string {
+	return fmt.Sprintf(`
+REVOKE ALL ON DATABASE %[1]s FROM PUBLIC;
+GRANT CONNECT ON DATABASE %[1]s TO %[2]s, %[3]s;
+REVOKE ALL ON SCHEMA public FROM PUBLIC;
+GRANT USAGE ON SCHEMA public TO %[3]s;
+GRANT SELECT ON public.instances TO %[3]s;
+CREATE SCHEMA hap AUTHORIZATION %[2]s;
+GRANT USAGE ON SCHEMA hap TO %[3]s;
+ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %[3]s;
+ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT USAGE, SELECT ON SEQUENCES TO %[3]s;`, dbname, owner, runtime)
+}
+
+// With migrations run by the schema owner first (the chart's hook Job), the
+// job's own start-up migrate finds nothing to do and needs no DDL, every
+// store operation of a run works with row rights alone, and the runtime role
+// can change no table.
+func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
+	ctx := testContext(t)
+	dbname, _ := newDatabase(t)
+	owner, runtime := dbname+"_keb", dbname+"_job"
+	for _, r := range []string{owner, runtime} {
+		if err := pg.CreateRole(ctx, r, rightPassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, dbname, runtimeRoleGrants(dbname, owner, runtime))
+	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
+
+	if err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).Migrate(ctx); err != nil {
+		t.Fatalf("Migrate as the schema owner: %v", err)
+	}
+	s := openStore(t, pg.RoleURL(runtime, rightPassword, dbname), Options{})
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate as the runtime role on an up-to-date schema: %v", err)
+	}
+	now := time.Now()
+	two := 2
+	pool := hap.Pool{HyperscalerType: "aws"}
+	for name, do := range map[string]func() error{
+		"run lock": func() error {
+			lock, ok, err := s.TryRunLock(ctx)
+			if err != nil || !ok {
+				return errors.Join(err, errors.New("not acquired"))
+			}
+			defer lock.Release()
+			return lock.Held(ctx)
+		},
+		"read instances": func() error { _, err := s.ReadInstanceCounts(ctx); return err },
+		"record drift": func() error {
+			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
+			return err
+		},
+		"rewrite candidates": func() error {
+			return s.ReplaceCandidates(ctx, []hap.Candidate{
+				{GlobalAccountID: "ga-a", Pool: pool, BindingName: "b-1", DBCount: 1, EffectiveCount: 1, Limit: &two, Selectable: true, Rank: 1},
+			}, nil, now, time.Hour)
+		},
+		"empty sightings": func() error {
+			return s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: now}})
+		},
+		"audit a release": func() error {
+			return s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
+				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased, At: now})
+		},
+	} {
+		if err := do(); err != nil {
+			t.Errorf("%s as the runtime role: %v", name, err)
+		}
+	}
+
+	asJob := sqlDB(t, pg.RoleURL(runtime, rightPassword, dbname))
+	for _, forbidden := range []string{
+		"CREATE TABLE hap.job_table (id int)",
+		"ALTER TABLE hap.binding_candidates ADD COLUMN x int",
+		"DROP TABLE hap.binding_drift",
+		"TRUNCATE hap.binding_releases",
+		"CREATE SCHEMA job_schema",
+		"UPDATE instances SET global_account_id = 'ga-b'",
+	} {
+		_, err := asJob.ExecContext(ctx, forbidden)
+		var pgErr *pgconn.PgError
+		if !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+			t.Errorf("%s: %v, want permission denied (42501)", forbidden, err)
+		}
+	}
+
+	// KEB's role owns the tables: its pick needs no grant.
+	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
+	if name, _, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || name != "b-1" {
+		t.Errorf("NextBinding as KEB's role: %q, %v", name, err)
+	}
+}

@@ -1,0 +1,91 @@
+package gardener
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+)
+
+var (
+	benchOnce      sync.Once
+	benchNamespace string
+	benchShoots    int
+	benchErr       error
+)
+
+// loadBenchLandscape loads a production-sized project (about 2,000 shoots)
+// once for all benchmarks.
+func loadBenchLandscape(b *testing.B) string {
+	benchOnce.Do(func() {
+		ctx := context.Background()
+		benchNamespace, benchErr = kube.NewNamespace(ctx, "bench")
+		if benchErr != nil {
+			return
+		}
+		l := landscape.Generate(landscape.Options{Seed: 2000, GlobalAccounts: 350})
+		benchShoots = len(l.Shoots)
+		start := time.Now()
+		benchErr = landscape.LoadGardener(ctx, kube.Config(), benchNamespace, l, nil)
+		b.Logf("loaded %d shoots and %d bindings in %s", len(l.Shoots), len(l.Bindings), time.Since(start))
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchNamespace
+}
+
+func BenchmarkListShoots(b *testing.B) {
+	testbed.Require(b)
+	ns := loadBenchLandscape(b)
+	c := newClientB(b, ns)
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		stats, err := c.ListShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != benchShoots {
+			b.Fatalf("listed %d shoots in %d pages, want %d", n, stats.Pages, benchShoots)
+		}
+	}
+	b.ReportMetric(float64(benchShoots), "shoots/op")
+}
+
+func newClientB(b *testing.B, ns string) *Client {
+	c, err := NewClient(kube.Config(), ns, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// BenchmarkDecodeShootPage decodes one page of shoots as the API server
+// served it (managed fields and all) from memory: the client's share of a
+// list, apart from the network.
+func BenchmarkDecodeShootPage(b *testing.B) {
+	testbed.Require(b)
+	ns := loadBenchLandscape(b)
+	c := newClientB(b, ns)
+	body, err := c.shoots.client.Get().Namespace(ns).Resource(c.shoots.name).Param("limit", "500").DoRaw(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var p page[shootItem]
+		if err := decodePage(newScanner(bytes.NewReader(body)), &p); err != nil {
+			b.Fatal(err)
+		}
+		if len(p.Items) != 500 {
+			b.Fatalf("decoded %d shoots, want 500", len(p.Items))
+		}
+	}
+}

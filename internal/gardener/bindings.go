@@ -1,0 +1,99 @@
+package gardener
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+const credentialsBindingKind = "CredentialsBinding"
+
+// ListBindings hands every CredentialsBinding of the namespace to fn, page by
+// page. A binding whose labels a decision could misread goes to skipped with
+// the reason instead, and the list goes on.
+//
+// onReset works as for ListShoots and covers both fn and skipped.
+func (c *Client) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+	if onReset == nil || fn == nil || skipped == nil {
+		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
+	}
+	return listPaged(ctx, c, c.bindings, onReset, func(item bindingItem) error {
+		return item.deliver(fn, skipped)
+	})
+}
+
+// GetBinding reads one binding. Unlike a list, labels a decision could
+// misread are an error here: the caller asked for this very binding.
+func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, error) {
+	if name == "" {
+		return hap.Binding{}, errors.New("get credentials binding: name is empty")
+	}
+	var body []byte
+	err := c.readWithRetry(ctx, func(ctx context.Context) (err error) {
+		body, err = c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+		return err
+	})
+	if err != nil {
+		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)
+	}
+	var item bindingItem
+	if err := decodeObject(body, &item); err != nil {
+		return hap.Binding{}, fmt.Errorf("decode credentials binding %q: %w", name, err)
+	}
+	b, err := item.binding()
+	if err != nil {
+		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w", name, err)
+	}
+	return b, nil
+}
+
+// jsonPatchOp is one RFC 6902 operation.
+type jsonPatchOp struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+// UpdateBindingLabels replaces the binding's labels with labels, provided the
+// binding is still at resourceVersion. Otherwise nothing changes and the
+// error satisfies IsConflict.
+//
+// A JSON patch is used because it replaces the label map as a whole (a merge
+// patch would keep labels the caller dropped), and setting resourceVersion in
+// it makes the API server refuse the write when the binding moved on.
+func (c *Client) UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error {
+	if name == "" {
+		return errors.New("update credentials binding labels: name is empty")
+	}
+	if resourceVersion == "" {
+		return fmt.Errorf("update labels of credentials binding %q: resourceVersion is empty, refusing an unguarded write", name)
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	patch, err := json.Marshal([]jsonPatchOp{
+		{Op: "add", Path: "/metadata/resourceVersion", Value: resourceVersion},
+		{Op: "add", Path: "/metadata/labels", Value: labels},
+	})
+	if err != nil {
+		return fmt.Errorf("encode label patch for credentials binding %q: %w", name, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
+	defer cancel()
+	err = c.bindings.client.Patch(types.JSONPatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
+		Body(patch).Do(ctx).Error()
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("update labels of credentials binding %q at resourceVersion %s: %w: %w", name, resourceVersion, ErrConflict, err)
+	default:
+		return fmt.Errorf("update labels of credentials binding %q: %w", name, err)
+	}
+}

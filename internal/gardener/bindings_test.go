@@ -1,0 +1,95 @@
+package gardener
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+)
+
+func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *testing.T) {
+	testbed.Require(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
+	c := newClient(t, ns, 0)
+
+	read, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := map[string]string{"hyperscalerType": "aws", "dirty": "true"}
+	if err := c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, released); err != nil {
+		t.Fatal(err)
+	}
+	after, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// tenantName is gone: the labels were replaced, not merged.
+	if !reflect.DeepEqual(after.Labels.Map(), released) || !after.Dirty || after.Claimed() {
+		t.Fatalf("after update the binding is %+v, want labels %v", after, released)
+	}
+
+	// A second writer still holding the first read loses.
+	err = c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, map[string]string{"hyperscalerType": "aws", "tenantName": "ga-2"})
+	if !IsConflict(err) {
+		t.Fatalf("update with stale resourceVersion: err = %v, want a conflict", err)
+	}
+	unchanged, err := c.GetBinding(ctx, "aws-0001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(unchanged.Labels.Map(), released) || unchanged.ResourceVersion != after.ResourceVersion {
+		t.Fatalf("the refused update changed the binding: %+v, want %+v", unchanged, after)
+	}
+}
+
+func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
+	testbed.Require(t)
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws"}))
+	err := newClient(t, ns, 0).UpdateBindingLabels(context.Background(), "aws-0001", "", map[string]string{"hyperscalerType": "aws"})
+	if err == nil {
+		t.Fatal("update without resourceVersion succeeded")
+	}
+}
+
+func TestGetBindingReadsLabelsAsKEBAndReportsMissingBindings(t *testing.T) {
+	testbed.Require(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"}))
+	createObject(t, ns, bindingFixture("aws-not-dirty", map[string]any{"hyperscalerType": "aws", "dirty": "false", "tenantName": "ga"}))
+	c := newClient(t, ns, 0)
+	// KEB's selectors match shared=true exactly: "maybe" is a dedicated binding.
+	if b, err := c.GetBinding(ctx, "aws-maybe-shared"); err != nil || b.Shared || !b.Dedicated() || b.OutOfPool != "" {
+		t.Fatalf("shared=maybe: %+v, %v; want an ordinary dedicated binding", b, err)
+	}
+	// !dirty means no dirty label at all: "false" keeps it from every pool.
+	if b, err := c.GetBinding(ctx, "aws-not-dirty"); err != nil || b.Dedicated() || !strings.Contains(b.OutOfPool, `dirty has value "false"`) {
+		t.Fatalf("dirty=false: %+v, %v; want a binding in no pool, naming the label and value", b, err)
+	}
+	if _, err := c.GetBinding(ctx, "aws-missing"); err == nil {
+		t.Fatal("GetBinding of a missing binding succeeded")
+	}
+}
+
+func TestNewClientRejectsBadArguments(t *testing.T) {
+	testbed.Require(t)
+	cfg := kube.Config()
+	cases := map[string]func() (*Client, error){
+		"nil config":        func() (*Client, error) { return NewClient(nil, "ns", 0) },
+		"empty namespace":   func() (*Client, error) { return NewClient(cfg, "", 0) },
+		"negative page":     func() (*Client, error) { return NewClient(cfg, "ns", -1) },
+		"zero timeout":      func() (*Client, error) { return NewClient(cfg, "ns", 0, WithRequestTimeout(0)) },
+		"negative restarts": func() (*Client, error) { return NewClient(cfg, "ns", 0, WithMaxRestarts(-1)) },
+	}
+	for name, newClient := range cases {
+		if _, err := newClient(); err == nil {
+			t.Errorf("%s: NewClient succeeded", name)
+		}
+	}
+}

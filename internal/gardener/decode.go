@@ -1,0 +1,173 @@
+package gardener
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// Gardener's objects are decoded by scanner (scan.go), which reads the
+// members below and skips the rest; each kind's members are named once, in
+// its decode method, for lists, watch events, single reads and export files
+// alike.
+
+// decoder is an object a scanner fills.
+type decoder[T any] interface {
+	*T
+	decode(s *scanner) error
+}
+
+// decodeObject decodes one whole object of Gardener's from raw.
+func decodeObject[T any, PT decoder[T]](raw []byte, v PT) error {
+	s := newScanner(bytes.NewReader(raw))
+	if err := v.decode(s); err != nil {
+		return err
+	}
+	return s.finish()
+}
+
+// objectMeta is the part of an object's metadata every kind's decisions
+// read.
+type objectMeta struct {
+	Name            string
+	ResourceVersion string
+}
+
+// metadata reads an object's metadata into m, handing each label to label
+// and any other member to other (nil skips them).
+func (s *scanner) metadata(m *objectMeta, label func(key []byte) error, other func(name []byte) error) error {
+	return s.object("metadata", func(name []byte) error {
+		switch string(name) {
+		case "name":
+			return s.strOrNull("metadata.name", &m.Name)
+		case "resourceVersion":
+			return s.strOrNull("metadata.resourceVersion", &m.ResourceVersion)
+		case "labels":
+			return s.object("metadata.labels", label)
+		}
+		if other != nil {
+			return other(name)
+		}
+		return s.skip()
+	})
+}
+
+// shootItem is the part of a Shoot decisions read. A production shoot is
+// about 17 KB of JSON; decoding it into Gardener's full type would cost more
+// than fetching it.
+type shootItem struct {
+	Metadata struct {
+		objectMeta
+		// DeletionTimestamp is empty while the shoot is not being deleted.
+		DeletionTimestamp string
+		// RuntimeID is the one label of a shoot decisions read.
+		RuntimeID string
+	}
+	Spec struct {
+		CredentialsBindingName string
+		SecretBindingName      string
+	}
+}
+
+func (it *shootItem) decode(s *scanner) error {
+	m, spec := &it.Metadata, &it.Spec
+	return s.object("shoot", func(name []byte) error {
+		switch string(name) {
+		case "metadata":
+			return s.metadata(&m.objectMeta, func(key []byte) error {
+				if string(key) == hap.LabelRuntimeID {
+					return s.strOrNull("metadata.labels."+hap.LabelRuntimeID, &m.RuntimeID)
+				}
+				return s.skip()
+			}, func(name []byte) error {
+				if string(name) == "deletionTimestamp" {
+					return s.strOrNull("metadata.deletionTimestamp", &m.DeletionTimestamp)
+				}
+				return s.skip()
+			})
+		case "spec":
+			return s.object("spec", func(name []byte) error {
+				switch string(name) {
+				case "credentialsBindingName":
+					return s.strOrNull("spec.credentialsBindingName", &spec.CredentialsBindingName)
+				case "secretBindingName":
+					return s.strOrNull("spec.secretBindingName", &spec.SecretBindingName)
+				}
+				return s.skip()
+			})
+		}
+		return s.skip()
+	})
+}
+
+func (s shootItem) shoot() hap.Shoot {
+	binding, viaSecret := s.Spec.CredentialsBindingName, false
+	if binding == "" {
+		// Shoots created before credentials bindings name a secret binding
+		// of the same name instead.
+		binding, viaSecret = s.Spec.SecretBindingName, s.Spec.SecretBindingName != ""
+	}
+	return hap.Shoot{
+		Name:             s.Metadata.Name,
+		BindingName:      binding,
+		ViaSecretBinding: viaSecret,
+		Deleting:         s.Metadata.DeletionTimestamp != "",
+		RuntimeID:        s.Metadata.RuntimeID,
+	}
+}
+
+// bindingItem is the part of a CredentialsBinding decisions read.
+type bindingItem struct {
+	Metadata struct {
+		objectMeta
+		Labels map[string]string
+	}
+	Provider struct {
+		Type string
+	}
+}
+
+func (it *bindingItem) decode(s *scanner) error {
+	m := &it.Metadata
+	return s.object("credentials binding", func(name []byte) error {
+		switch string(name) {
+		case "metadata":
+			return s.metadata(&m.objectMeta, func(key []byte) error {
+				k := s.intern(key)
+				raw, err := s.rawStringOrNull("metadata.labels", "a string")
+				if err != nil {
+					return fmt.Errorf("label %s: %w", k, err)
+				}
+				if m.Labels == nil {
+					m.Labels = make(map[string]string)
+				}
+				m.Labels[k] = s.intern(raw)
+				return nil
+			}, nil)
+		case "provider":
+			return s.object("provider", func(name []byte) error {
+				if string(name) == "type" {
+					return s.strOrNull("provider.type", &it.Provider.Type)
+				}
+				return s.skip()
+			})
+		}
+		return s.skip()
+	})
+}
+
+func (b bindingItem) binding() (hap.Binding, error) {
+	return hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
+}
+
+// deliver hands the binding to fn or, when a decision could misread its
+// labels, the reason to skipped: every source of bindings skips alike.
+func (b bindingItem) deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
+	hb, err := b.binding()
+	if err != nil {
+		skipped(hap.Skipped{Kind: credentialsBindingKind, Name: b.Metadata.Name, Reason: err.Error()})
+		return nil
+	}
+	return fn(hb)
+}

@@ -1,0 +1,305 @@
+package gardener
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+)
+
+// quickRetry keeps fault tests fast: four attempts within a few
+// milliseconds.
+var quickRetry = wait.Backoff{Duration: time.Millisecond, Factor: 2, Steps: 4}
+
+// faultProxy stands between the client and the real API server and answers
+// chosen requests itself with an error status, counting every request.
+type faultProxy struct {
+	mu       sync.Mutex
+	requests map[string]int // by kind of request, see requestKind
+	// fault returns the status to answer with instead of the API server, 0
+	// to pass the request on; n counts requests of that kind so far,
+	// this one included.
+	fault func(kind string, n int) int
+}
+
+// requestKind tells first pages, later pages and single GETs apart.
+func requestKind(r *http.Request) string {
+	switch {
+	case r.URL.Query().Get("continue") != "":
+		return "next-page"
+	case strings.Contains(r.URL.Path, "/credentialsbindings/"):
+		return "get"
+	}
+	return "first-page"
+}
+
+func (p *faultProxy) count(kind string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.requests[kind]
+}
+
+// newFaultProxy returns a client config that goes through the proxy.
+func newFaultProxy(t *testing.T, fault func(kind string, n int) int) (*faultProxy, *rest.Config) {
+	t.Helper()
+	target := kube.Config()
+	transport, err := rest.TransportFor(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(target.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &faultProxy{requests: map[string]int{}, fault: fault}
+	forward := httputil.NewSingleHostReverseProxy(u)
+	forward.Transport = transport
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kind := requestKind(r)
+		p.mu.Lock()
+		p.requests[kind]++
+		n := p.requests[kind]
+		p.mu.Unlock()
+		code := p.fault(kind, n)
+		if code == cutBody {
+			cutResponse(w, r, forward)
+			return
+		}
+		if code != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"injected","code":` + strconv.Itoa(code) + `}`))
+			return
+		}
+		forward.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return p, &rest.Config{Host: srv.URL}
+}
+
+// cutBody, as a fault, passes the request on but breaks the connection
+// halfway through the answer's body, as a restarting API server or a load
+// balancer dropping the connection would.
+const cutBody = -1
+
+func cutResponse(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
+	whole := httptest.NewRecorder()
+	upstream.ServeHTTP(whole, r)
+	body := whole.Body.Bytes()
+	for k, v := range whole.Header() {
+		w.Header()[k] = v
+	}
+	// Announcing the whole length and sending half makes the server close
+	// the connection, and the client read an unexpected end of the body.
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(whole.Code)
+	_, _ = w.Write(body[:len(body)/2])
+}
+
+func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
+	t.Helper()
+	var got shootCollector
+	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
+	return got.sorted(), stats, err
+}
+
+// A page the server fails with 503 or 429, or whose body breaks off halfway,
+// is asked for again, and the list still hands over every shoot exactly once.
+func TestListRetriesAPageAfterTransientErrors(t *testing.T) {
+	testbed.Require(t)
+	l, ns := loadLandscape(t, landscape.Options{Seed: 11, GlobalAccounts: 2})
+	for _, code := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests, http.StatusInternalServerError, cutBody} {
+		name := http.StatusText(code)
+		if code == cutBody {
+			name = "body cut off"
+		}
+		t.Run(name, func(t *testing.T) {
+			proxy, cfg := newFaultProxy(t, func(kind string, n int) int {
+				if kind == "next-page" && n <= 2 {
+					return code // the second page fails twice, then passes
+				}
+				return 0
+			})
+			c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, stats, err := listAllShoots(t, c)
+			if err != nil {
+				t.Fatalf("list with two transient failures: %v", err)
+			}
+			if want := l.ExpectedShoots(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("shoots after retries differ from the landscape:\n got %d\nwant %d", len(got), len(want))
+			}
+			wantPages := (len(got) + 2) / 3
+			if n := proxy.count("next-page"); n != wantPages-1+2 {
+				t.Fatalf("%d later-page requests for %d pages: want exactly the two failed ones repeated", n, wantPages)
+			}
+			if stats.Restarts != 0 {
+				t.Fatalf("a transient error restarted the list: %+v", stats)
+			}
+		})
+	}
+}
+
+// Errors a repeat cannot fix are not repeated, and the list fails closed.
+func TestListDoesNotRetryPermanentErrors(t *testing.T) {
+	testbed.Require(t)
+	_, ns := loadLandscape(t, landscape.Options{Seed: 12, GlobalAccounts: 1})
+	for _, code := range []int{http.StatusForbidden, http.StatusNotFound, http.StatusUnauthorized, http.StatusBadRequest} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			proxy, cfg := newFaultProxy(t, func(kind string, _ int) int {
+				if kind == "next-page" {
+					return code
+				}
+				return 0
+			})
+			c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = listAllShoots(t, c)
+			var status apierrors.APIStatus
+			if !errors.As(err, &status) || int(status.Status().Code) != code {
+				t.Fatalf("err = %v, want the %d", err, code)
+			}
+			if n := proxy.count("next-page"); n != 1 {
+				t.Fatalf("a %d was asked %d times, want once", code, n)
+			}
+		})
+	}
+}
+
+// A server that keeps failing is given up on after the configured attempts.
+func TestListGivesUpAfterTheLastRetry(t *testing.T) {
+	testbed.Require(t)
+	_, ns := loadLandscape(t, landscape.Options{Seed: 13, GlobalAccounts: 1})
+	proxy, cfg := newFaultProxy(t, func(string, int) int { return http.StatusServiceUnavailable })
+	c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = listAllShoots(t, c)
+	if !apierrors.IsServiceUnavailable(err) || !strings.Contains(err.Error(), "gave up after 4 attempt(s)") {
+		t.Fatalf("err = %v, want the 503 and the attempts", err)
+	}
+	if n := proxy.count("first-page"); n != quickRetry.Steps {
+		t.Fatalf("%d attempts, want %d", n, quickRetry.Steps)
+	}
+}
+
+// GetBinding, the re-read before a release, retries the same way, and a
+// binding that is gone is reported at once.
+func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
+	testbed.Require(t)
+	ns := newNamespace(t)
+	createObject(t, ns, bindingFixture("b-1", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
+	proxy, cfg := newFaultProxy(t, func(kind string, n int) int {
+		if kind == "get" && n == 1 {
+			return http.StatusTooManyRequests
+		}
+		return 0
+	})
+	c, err := NewClient(cfg, ns, 0, WithRetry(quickRetry))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.GetBinding(context.Background(), "b-1")
+	if err != nil || b.GlobalAccountID != "ga-1" || proxy.count("get") != 2 {
+		t.Fatalf("GetBinding after one 429: %+v, %v, %d requests", b, err, proxy.count("get"))
+	}
+	_, err = c.GetBinding(context.Background(), "missing")
+	if !apierrors.IsNotFound(err) || proxy.count("get") != 3 {
+		t.Fatalf("GetBinding of a missing binding: %v after %d requests, want one 404", err, proxy.count("get"))
+	}
+}
+
+// The API server really stops between two pages: the list fails rather
+// than hand over half the shoots as if they were all, and the same client
+// lists everything once the server is back. A second time the server comes
+// back while the list is still retrying the page: the list then completes,
+// each shoot exactly once. The test has an API server of its own, so the
+// package's other tests never see the outage.
+func TestListSurvivesOrFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
+	testbed.Require(t)
+	own := testbed.KubeForTest(t)
+	ns, err := own.NewNamespace(context.Background(), "gardener-fault")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := landscape.Generate(landscape.Options{Seed: 14, GlobalAccounts: 6})
+	if err := landscape.LoadGardener(context.Background(), own.Config(), ns, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := l.ExpectedShoots()
+
+	stopOnce := func(restart bool) Option {
+		var once sync.Once
+		return WithBetweenPages(func(ctx context.Context, _ string, page int) error {
+			if page != 2 {
+				return nil
+			}
+			var err error
+			once.Do(func() {
+				if err = own.StopAPIServer(); err != nil || !restart {
+					return
+				}
+				// Comes back while the list retries the next page.
+				go func() {
+					if err := own.StartAPIServer(context.Background()); err != nil {
+						t.Errorf("restart kube-apiserver: %v", err)
+					}
+				}()
+			})
+			return err
+		})
+	}
+
+	brief := wait.Backoff{Duration: 5 * time.Millisecond, Factor: 2, Steps: 3}
+	c, err := NewClient(own.Config(), ns, 2, WithRetry(brief), stopOnce(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stats, err := listAllShoots(t, c)
+	if err == nil {
+		t.Fatalf("the list succeeded with the API server down after page 2 (%d of %d shoots)", len(got), len(want))
+	}
+	if stats.Objects != 4 || len(want) <= 6 {
+		t.Fatalf("stats %+v: the failure did not come in the middle of the list", stats)
+	}
+	if err := own.StartAPIServer(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := listAllShoots(t, c); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("after the API server came back: %d shoots, %v; want %d", len(got), err, len(want))
+	}
+
+	patient := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Steps: 40, Cap: 2 * time.Second}
+	c, err = NewClient(own.Config(), ns, 3, WithRetry(patient), stopOnce(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, stats, err = listAllShoots(t, c)
+	if err != nil {
+		t.Fatalf("the list did not ride out a restart of the API server: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) || stats.Objects != len(want) {
+		t.Fatalf("after riding out the restart: %d shoots, want %d", len(got), len(want))
+	}
+}

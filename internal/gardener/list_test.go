@@ -1,0 +1,193 @@
+package gardener
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sort"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+)
+
+// loadLandscape loads a generated landscape into a fresh namespace.
+func loadLandscape(t *testing.T, opts landscape.Options) (*landscape.Landscape, string) {
+	t.Helper()
+	ns := newNamespace(t)
+	l := landscape.Generate(opts)
+	if err := landscape.LoadGardener(context.Background(), kube.Config(), ns, l, nil); err != nil {
+		t.Fatal(err)
+	}
+	return l, ns
+}
+
+// shootCollector gathers what a list hands over, forgetting it on reset as
+// callers must.
+type shootCollector struct {
+	shoots    []hap.Shoot
+	delivered int // over all attempts, to see that a restart really happened
+	resets    int
+}
+
+func (c *shootCollector) reset() { c.shoots = nil; c.resets++ }
+func (c *shootCollector) add(s hap.Shoot) error {
+	c.shoots = append(c.shoots, s)
+	c.delivered++
+	return nil
+}
+
+func (c *shootCollector) sorted() []hap.Shoot {
+	sort.Slice(c.shoots, func(i, j int) bool { return c.shoots[i].Name < c.shoots[j].Name })
+	return c.shoots
+}
+
+func TestListShootsAcrossPagesReturnsEachShootOnceAsGenerated(t *testing.T) {
+	testbed.Require(t)
+	l, ns := loadLandscape(t, landscape.Options{Seed: 1, GlobalAccounts: 6})
+	want := l.ExpectedShoots()
+	const pageSize = 7
+	if len(want) <= 3*pageSize {
+		t.Fatalf("landscape has %d shoots, too few for more than three pages", len(want))
+	}
+	var got shootCollector
+	stats, err := newClient(t, ns, pageSize).ListShoots(context.Background(), got.reset, got.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.sorted(), want) {
+		t.Fatalf("listed shoots differ from the landscape:\n got %+v\nwant %+v", got.shoots, want)
+	}
+	wantPages := (len(want) + pageSize - 1) / pageSize
+	if stats.Pages != wantPages || stats.Objects != len(want) || stats.Restarts != 0 {
+		t.Fatalf("stats = %+v, want %d pages, %d objects, no restart", stats, wantPages, len(want))
+	}
+}
+
+func TestListBindingsAcrossPagesReturnsEachBindingOnceAsGenerated(t *testing.T) {
+	testbed.Require(t)
+	l, ns := loadLandscape(t, landscape.Options{Seed: 2, GlobalAccounts: 4})
+	want := l.ExpectedBindings()
+	var got []hap.Binding
+	var skipped []hap.Skipped
+	stats, err := newClient(t, ns, 4).ListBindings(context.Background(),
+		func() { got, skipped = nil, nil },
+		func(b hap.Binding) error { got = append(got, b); return nil },
+		func(s hap.Skipped) { skipped = append(skipped, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 0 {
+		t.Fatalf("skipped %+v from a landscape with valid labels", skipped)
+	}
+	if stats.Pages <= 3 {
+		t.Fatalf("listed %d bindings in %d pages, want more than three", len(got), stats.Pages)
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].Name < got[j].Name })
+	for i := range got {
+		if got[i].ResourceVersion == "" {
+			t.Fatalf("binding %s has no resourceVersion", got[i].Name)
+		}
+		got[i].ResourceVersion = ""
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("listed bindings differ from the landscape:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// expireTokenAfterPage makes the continue token the list holds stale: a
+// write moves etcd past the list's revision, and compaction drops that
+// revision.
+func expireTokenAfterPage(t *testing.T, namespace string, onPages func(page int) bool) Option {
+	core, err := kubernetes.NewForConfig(kube.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return WithBetweenPages(func(ctx context.Context, _ string, page int) error {
+		if !onPages(page) {
+			return nil
+		}
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "revision-bump-"}}
+		if _, err := core.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		return kube.CompactEtcd(ctx)
+	})
+}
+
+func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(t *testing.T) {
+	testbed.Require(t)
+	l, ns := loadLandscape(t, landscape.Options{Seed: 3, GlobalAccounts: 3})
+	want := l.ExpectedShoots()
+	expired := false
+	expireOnce := expireTokenAfterPage(t, ns, func(page int) bool {
+		if page == 2 && !expired {
+			expired = true
+			return true
+		}
+		return false
+	})
+	var got shootCollector
+	stats, err := newClient(t, ns, 3, expireOnce).ListShoots(context.Background(), got.reset, got.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Restarts != 1 || got.resets != 1 {
+		t.Fatalf("restarts = %d, resets = %d, want one of each", stats.Restarts, got.resets)
+	}
+	if got.delivered <= len(want) {
+		t.Fatalf("delivered %d shoots over all attempts for %d shoots: the first attempt was not interrupted", got.delivered, len(want))
+	}
+	if !reflect.DeepEqual(got.sorted(), want) {
+		t.Fatalf("after the restart the shoots differ from the landscape:\n got %+v\nwant %+v", got.shoots, want)
+	}
+	if stats.Objects != len(want) {
+		t.Fatalf("stats.Objects = %d, want %d", stats.Objects, len(want))
+	}
+}
+
+func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
+	testbed.Require(t)
+	_, ns := loadLandscape(t, landscape.Options{Seed: 4, GlobalAccounts: 2})
+	always := expireTokenAfterPage(t, ns, func(int) bool { return true })
+	var got shootCollector
+	stats, err := newClient(t, ns, 2, always, WithMaxRestarts(2)).ListShoots(context.Background(), got.reset, got.add)
+	if !errors.Is(err, ErrTooManyRestarts) {
+		t.Fatalf("err = %v, want ErrTooManyRestarts", err)
+	}
+	if stats.Restarts != 2 || got.resets != 2 {
+		t.Fatalf("restarts = %d, resets = %d, want 2 of each", stats.Restarts, got.resets)
+	}
+}
+
+func TestListFailsClosedWhenTheAPIIsUnreachable(t *testing.T) {
+	testbed.Require(t)
+	cfg := rest.CopyConfig(kube.Config())
+	cfg.Host = "https://127.0.0.1:1"
+	c, err := NewClient(cfg, "garden-kyma", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	_, err = c.ListShoots(context.Background(), func() {}, func(hap.Shoot) error { called = true; return nil })
+	if err == nil || called {
+		t.Fatalf("err = %v, fn called = %v; want an error and no shoot", err, called)
+	}
+}
+
+func TestListStopsAtTheCallersError(t *testing.T) {
+	testbed.Require(t)
+	_, ns := loadLandscape(t, landscape.Options{Seed: 5, GlobalAccounts: 2})
+	stop := errors.New("caller stops")
+	calls := 0
+	_, err := newClient(t, ns, 0).ListShoots(context.Background(), func() {}, func(hap.Shoot) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("err = %v after %d calls, want the caller's error after one", err, calls)
+	}
+}

@@ -1,0 +1,208 @@
+package gardener
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// ErrWatchStopped means the watcher's context ended: its caches are no
+// longer kept current and are not read any more.
+var ErrWatchStopped = errors.New("the watch of Gardener was stopped")
+
+// DefaultSyncWait is how long a list from the watch caches waits for a
+// broken watch to recover before it fails.
+const DefaultSyncWait = 30 * time.Second
+
+// Watcher keeps the namespace's shoots and bindings current by watching them
+// after one full list, holding only what decisions read. Its lists answer
+// from memory with the client's list methods, so a long-running process
+// pays the full list once instead of every cycle.
+//
+// A list never returns a partial or stale picture: until both the first list
+// and the watch on top of it are in place, and again while a broken watch
+// reconnects or lists anew, a list waits (at most the sync wait, and never
+// past its context) and then fails.
+type Watcher struct {
+	client   *Client
+	syncWait time.Duration
+	onHealth func(resource string, err error)
+	onChange func()
+	shoots   *watchedKind
+	bindings *watchedKind
+	start    sync.Once
+}
+
+// watchedKind is one kind's cache and what keeps it current.
+type watchedKind struct {
+	store     cache.Store
+	source    *watchSource
+	reflector *cache.Reflector
+}
+
+// WatchOption tunes a Watcher.
+type WatchOption func(*Watcher)
+
+// WithSyncWait bounds how long a list waits for the caches to be in sync
+// (default DefaultSyncWait).
+func WithSyncWait(d time.Duration) WatchOption { return func(w *Watcher) { w.syncWait = d } }
+
+// WithHealthChanges calls fn whenever a kind's cache starts or stops being
+// readable: err is nil when it is in sync again and says why otherwise. A
+// watch the API server closes after its timeout ends with io.EOF and is
+// resumed at once; that is routine, not a failure.
+func WithHealthChanges(fn func(resource string, err error)) WatchOption {
+	return func(w *Watcher) { w.onHealth = fn }
+}
+
+// NewWatcher prepares watches of c's namespace; Start begins them. The
+// watches use c's connection settings and page size, and the lists of c
+// itself for the first fill and every refill.
+func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
+	if c == nil {
+		return nil, errors.New("gardener watcher: client is nil")
+	}
+	w := &Watcher{client: c, syncWait: DefaultSyncWait}
+	for _, opt := range opts {
+		opt(w)
+	}
+	if w.syncWait <= 0 {
+		return nil, fmt.Errorf("gardener watcher: sync wait %s is not positive", w.syncWait)
+	}
+	w.shoots = w.newKind(c.shoots, &cachedShoot{}, func(ctx context.Context) ([]runtime.Object, string, error) {
+		var items []runtime.Object
+		stats, err := listPaged(ctx, c, c.shoots, func() { items = items[:0] }, func(item shootItem) error {
+			// A listed shoot's resourceVersion is left out of the cache: the
+			// reflector resumes from the list's, and 100,000 of them add up.
+			items = append(items, newCachedShoot(item, ""))
+			return nil
+		})
+		return items, stats.ResourceVersion, err
+	}, decodeShootEvent)
+	w.bindings = w.newKind(c.bindings, &cachedBinding{}, func(ctx context.Context) ([]runtime.Object, string, error) {
+		var items []runtime.Object
+		stats, err := listPaged(ctx, c, c.bindings, func() { items = items[:0] }, func(item bindingItem) error {
+			items = append(items, newCachedBinding(item))
+			return nil
+		})
+		return items, stats.ResourceVersion, err
+	}, decodeBindingEvent)
+	return w, nil
+}
+
+func (w *Watcher) newKind(res resource, expected runtime.Object,
+	list func(context.Context) ([]runtime.Object, string, error), decode func([]byte) (runtime.Object, error)) *watchedKind {
+	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth)}
+	var store cache.Store = cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if w.onChange != nil {
+		store = notifyingStore{Store: store, onChange: w.onChange}
+	}
+	r := cache.NewReflectorWithOptions(source, expected, store, cache.ReflectorOptions{
+		Name:            "hap-reconciler/" + res.name,
+		TypeDescription: res.name,
+	})
+	// The streaming "watch list" would hand the reflector full objects
+	// through another code path; the paged list is what is measured.
+	useWatchList := false
+	r.UseWatchList = &useWatchList
+	return &watchedKind{store: store, source: source, reflector: r}
+}
+
+// Start lists and then watches both kinds until ctx ends; it returns at
+// once. Once ctx ended, every list fails with ErrWatchStopped.
+func (w *Watcher) Start(ctx context.Context) {
+	w.start.Do(func() {
+		// The watcher reports through its health, not klog: without this
+		// the reflector would write its own log lines to stderr beside
+		// the job's structured log.
+		ctx = klog.NewContext(ctx, logr.Discard())
+		for _, k := range []*watchedKind{w.shoots, w.bindings} {
+			go func() {
+				k.reflector.RunWithContext(ctx)
+				k.source.health.stop()
+			}()
+		}
+	})
+}
+
+// WaitForSync returns once both caches hold a full list with a watch on
+// top, or with an error when ctx ends first.
+func (w *Watcher) WaitForSync(ctx context.Context) error {
+	for _, k := range []*watchedKind{w.shoots, w.bindings} {
+		if err := k.source.health.wait(ctx); err != nil {
+			return fmt.Errorf("waiting for the first list of Gardener: %w", err)
+		}
+	}
+	return nil
+}
+
+// ListShoots hands every cached shoot to fn in name order, as ListShoots of
+// the client does, and never calls onReset: the cache is whole or the list
+// fails.
+func (w *Watcher) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
+	if onReset == nil || fn == nil {
+		return ListStats{}, errors.New("list shoots: onReset and fn must not be nil")
+	}
+	objs, err := w.snapshot(ctx, w.shoots)
+	if err != nil {
+		return ListStats{}, fmt.Errorf("list shoots from the watch cache: %w", err)
+	}
+	var stats ListStats
+	for _, o := range objs {
+		if err := fn(o.(*cachedShoot).shoot); err != nil {
+			return stats, err
+		}
+		stats.Objects++
+	}
+	return stats, nil
+}
+
+// ListBindings hands every cached binding to fn, or to skipped with the
+// reason a decision could misread it, in name order as the client does.
+func (w *Watcher) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+	if onReset == nil || fn == nil || skipped == nil {
+		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
+	}
+	objs, err := w.snapshot(ctx, w.bindings)
+	if err != nil {
+		return ListStats{}, fmt.Errorf("list credentials bindings from the watch cache: %w", err)
+	}
+	var stats ListStats
+	for _, o := range objs {
+		b := o.(*cachedBinding)
+		if b.skipped != "" {
+			skipped(hap.Skipped{Kind: credentialsBindingKind, Name: b.Name, Reason: b.skipped})
+		} else if err := fn(b.binding); err != nil {
+			return stats, err
+		}
+		stats.Objects++
+	}
+	return stats, nil
+}
+
+// snapshot waits until k's cache may be read and copies its objects out,
+// sorted by name. The store swaps in a relist's result whole, so whatever
+// moment the copy is taken at, it is one complete picture.
+func (w *Watcher) snapshot(ctx context.Context, k *watchedKind) ([]any, error) {
+	waitCtx, cancel := context.WithTimeout(ctx, w.syncWait)
+	defer cancel()
+	if err := k.source.health.wait(waitCtx); err != nil {
+		return nil, err
+	}
+	objs := k.store.List()
+	slices.SortFunc(objs, func(a, b any) int {
+		return strings.Compare(a.(interface{ GetName() string }).GetName(), b.(interface{ GetName() string }).GetName())
+	})
+	return objs, nil
+}

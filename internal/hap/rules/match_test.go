@@ -1,0 +1,134 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// TestOlderFormMeansSomethingElseToday: the validator's "Final Configuration"
+// (test-cases.yaml) in the older form is still a valid list, but today
+// gcp(PR=cf-sa30) appends nothing and sap-converged-cloud(HR=*) applies to no
+// real runtime; the rewritten list restores the pools the older form meant.
+func TestOlderFormMeansSomethingElseToday(t *testing.T) {
+	older := []string{"gcp", "gcp(PR=cf-sa30)", "sap-converged-cloud(HR=*) -> S"}
+	today := []string{"gcp", "gcp(PR=cf-sa30) -> PR", "sap-converged-cloud -> S, HR"}
+	cases := []struct {
+		rules []string
+		in    runtime
+		want  string // hyperscalerType; "" when no entry applies
+	}{
+		{older, runtime{plan: "gcp", platformRegion: "cf-sa30", hyperscalerRegion: "me-central2"}, "gcp"},
+		{today, runtime{plan: "gcp", platformRegion: "cf-sa30", hyperscalerRegion: "me-central2"}, "gcp_cf-sa30"},
+		{older, runtime{plan: "sap-converged-cloud", platformRegion: "cf-eu20", hyperscalerRegion: "eu-de-1"}, ""},
+		{older, runtime{plan: "sap-converged-cloud", platformRegion: "cf-eu20", hyperscalerRegion: "*"}, "openstack"},
+		{today, runtime{plan: "sap-converged-cloud", platformRegion: "cf-eu20", hyperscalerRegion: "eu-de-1"}, "openstack_eu-de-1"},
+	}
+	for _, tc := range cases {
+		rs, errs := Parse(tc.rules)
+		if len(errs) != 0 {
+			t.Fatal(joinErrors(errs))
+		}
+		got, ok := rs.Match(tc.in.plan, tc.in.platformRegion, tc.in.hyperscalerRegion)
+		if ok != (tc.want != "") || got.Pool.HyperscalerType != tc.want {
+			t.Errorf("%v with %q: got %q (applies %v), want %q", tc.in, tc.rules, got.Pool.HyperscalerType, ok, tc.want)
+		}
+	}
+}
+
+func TestMatchPrefersTheMostSpecificEntry(t *testing.T) {
+	rules := []string{
+		"aws(PR=*, HR=test1)", // "*" is a literal: applies only to a platform region "*"
+		"aws(PR=test2, HR=*)",
+		"aws",
+		"aws(PR=test2, HR=test1) -> S",
+		"aws(PR=test2) -> EU",
+	}
+	cases := []struct {
+		pr, hr string
+		want   int
+	}{
+		{"test2", "test1", 3},
+		{"test2", "other", 4},
+		{"test2", "*", 1},
+		{"*", "test1", 0},
+		{"other", "test1", 2},
+		{"", "", 2},
+	}
+	rs, errs := Parse(rules)
+	if len(errs) != 0 {
+		t.Fatal(joinErrors(errs))
+	}
+	for _, tc := range cases {
+		got, ok := rs.Match("aws", tc.pr, tc.hr)
+		if !ok || got.Index != tc.want {
+			t.Errorf("PR=%q HR=%q: got entry %d (%v), want %d", tc.pr, tc.hr, got.Index, ok, tc.want)
+		}
+	}
+}
+
+func TestMatchNeedsTheProvider(t *testing.T) {
+	rules := []string{"trial -> S", "free", "aws"}
+	cases := []struct {
+		name      string
+		providers Providers
+		plan      string
+		want      hap.Pool
+		ok        bool
+	}{
+		{"trial on KEB's default", DefaultProviders(), "trial", hap.Pool{HyperscalerType: "azure"}, true},
+		{"trial configured to AWS", Providers{Trial: "aws", Free: "aws"}, "trial", hap.Pool{HyperscalerType: "aws"}, true},
+		{"free on its default", DefaultProviders(), "free", hap.Pool{HyperscalerType: "aws"}, true},
+		{"free without a provider", Providers{Trial: "azure"}, "free", hap.Pool{}, false},
+		{"a plan without an entry", DefaultProviders(), "gcp", hap.Pool{}, false},
+		{"a plan KEB does not have", DefaultProviders(), "nope", hap.Pool{}, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs, errs := ParseWith(rules, Options{Providers: tc.providers})
+			if len(errs) != 0 {
+				t.Fatal(joinErrors(errs))
+			}
+			got, ok := rs.Match(tc.plan, "cf-eu10", "eu-central-1")
+			if ok != tc.ok || got.Pool != tc.want {
+				t.Fatalf("got %v (%v), want %v (%v)", got.Pool, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func TestRefusedListMatchesNothing(t *testing.T) {
+	rs, errs := Parse([]string{"aws", "aws"})
+	if len(errs) == 0 {
+		t.Fatal("a duplicate must be refused")
+	}
+	if got, ok := rs.Match("aws", "cf-eu10", "eu-central-1"); ok {
+		t.Fatalf("KEB does not start on a refused list, yet %+v applies", got)
+	}
+	if pools := rs.Pools([]hap.Pool{{HyperscalerType: "aws"}}); len(pools) != 0 {
+		t.Fatalf("a refused list names no pool, got %+v", pools)
+	}
+}
+
+func TestProviderTable(t *testing.T) {
+	p := DefaultProviders()
+	want := map[string]string{
+		"aws": "aws", "build-runtime-aws": "aws", "preview": "aws",
+		"azure": "azure", "build-runtime-azure": "azure", "azure_lite": "azure",
+		"gcp": "gcp", "build-runtime-gcp": "gcp",
+		"sap-converged-cloud": "openstack",
+		"alicloud":            "alicloud", "build-runtime-alicloud": "alicloud",
+		"trial": "azure", "free": "aws",
+	}
+	for plan, provider := range want {
+		if got, ok := p.ProviderType(plan); !ok || got != provider {
+			t.Errorf("%s: got %q (%v), want %q", plan, got, ok, provider)
+		}
+	}
+	if len(Plans()) != len(want) {
+		t.Errorf("Plans() = %v, want the %d plans above", Plans(), len(want))
+	}
+	if _, ok := p.ProviderType("own_cluster"); ok {
+		t.Error("own_cluster has no hyperscaler account and is not in KEB's plan mapping")
+	}
+}

@@ -1,0 +1,50 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// JobCandidates names the candidates job.
+const JobCandidates = "candidates"
+
+var candidatesJob = Job{
+	Name:            JobCandidates,
+	DefaultSchedule: "*/5 * * * *",
+	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
+		return w.candidates(ctx, f, cfg.Candidates)
+	},
+}
+
+// candidates ranks, per GA and pool, the bindings provisioning may use and
+// rewrites the candidate table in one transaction, keeping the reservations
+// picks made since the snapshot was taken.
+func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) error {
+	// Gather: the shared snapshot, with the reservations its database read
+	// already counts (f.Absorbed).
+
+	// Decide.
+	if why := hap.CandidatesSuspect(f.Tally); why != "" {
+		return fmt.Errorf("keeping the previous candidate table: %s", why)
+	}
+	rows := f.Candidates()
+	w.decided()
+
+	// Act.
+	if err := w.Store.ReplaceCandidates(ctx, rows, f.Absorbed, w.Now(), s.ReservationTTL.Duration); err != nil {
+		return err
+	}
+	full := 0
+	for _, row := range rows {
+		if row.Rank == 1 && !row.Selectable {
+			full++
+		}
+	}
+	w.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
+	return nil
+}

@@ -1,0 +1,82 @@
+package jobs
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
+)
+
+// How far back the pool history reaches, and how much of it the exhaustion
+// estimate reads: long enough to show a season, recent enough to follow
+// today's claim rate.
+const (
+	PoolHistoryRetention = 90 * 24 * time.Hour
+	ExhaustionWindow     = 14 * 24 * time.Hour
+)
+
+// PoolRow is one pool of the pool view: a pool the rules name, or one
+// bindings exist for, with its counts and when it runs out.
+type PoolRow struct {
+	HyperscalerType string   `json:"hyperscalerType"`
+	EUAccess        bool     `json:"euAccess"`
+	Shared          bool     `json:"shared"`
+	Rules           []string `json:"rules"`
+	Free            int      `json:"free"`
+	Claimed         int      `json:"claimed"`
+	Dirty           int      `json:"dirty"`
+	SharedBindings  int      `json:"sharedBindings"`
+	Clusters        int      `json:"clusters"`
+	NearlyFull      []string `json:"nearlyFullGlobalAccounts"`
+	// DaysLeft is nil while free bindings are not going down.
+	DaysLeft   *float64 `json:"daysUntilExhausted"`
+	FreePerDay float64  `json:"freeBindingsPerDay"`
+	Samples    int      `json:"historySamples"`
+}
+
+// Key is the row's pool.
+func (r PoolRow) Key() hap.PoolKey {
+	return hap.PoolKey{Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}, Shared: r.Shared}
+}
+
+// BuildPoolView joins, for every pool the rules name (a rule with an open
+// region expanding to the pools that exist) and every pool bindings exist
+// for, the counts, the rules that lead there, and the exhaustion estimate
+// from history. It is pure.
+func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool][]hap.PoolSample, now time.Time) []PoolRow {
+	rows := map[hap.PoolKey]*PoolRow{}
+	at := func(k hap.PoolKey) *PoolRow {
+		r, ok := rows[k]
+		if !ok {
+			r = &PoolRow{HyperscalerType: k.HyperscalerType, EUAccess: k.EUAccess, Shared: k.Shared}
+			rows[k] = r
+		}
+		return r
+	}
+	existing := make([]hap.Pool, 0, len(stats))
+	for _, s := range stats {
+		existing = append(existing, s.Pool)
+		r := at(s.PoolKey)
+		r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, r.NearlyFull = s.Free, s.Claimed, s.Dirty, s.SharedBindings, s.Clusters, s.NearlyFull
+	}
+	for _, pr := range rs.Pools(existing) {
+		r := at(hap.PoolKey{Pool: pr.Pool, Shared: pr.Shared})
+		r.Rules = pr.Rules
+	}
+	out := make([]PoolRow, 0, len(rows))
+	for k, r := range rows {
+		if !k.Shared {
+			e := hap.EstimateExhaustion(history[k.Pool], now, ExhaustionWindow)
+			r.FreePerDay, r.Samples = e.FreePerDay, e.Samples
+			if !math.IsInf(e.Days, 1) {
+				days := e.Days
+				r.DaysLeft = &days
+			}
+		}
+		out = append(out, *r)
+	}
+	slices.SortFunc(out, func(a, b PoolRow) int { return hap.ComparePoolKeys(a.Key(), b.Key()) })
+	return out
+}

@@ -1,0 +1,106 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/metrics"
+)
+
+// Gardener is what the jobs need of the Gardener API. Lists page through the
+// namespace and fail rather than return a partial picture.
+type Gardener interface {
+	// ListBindings calls fn for every binding; skipped receives bindings
+	// whose labels cannot be read. When the list had to start over (expired
+	// continue token), onReset is called first and every binding is
+	// delivered again from the beginning.
+	ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error
+	// ListShoots calls fn for every shoot, with onReset as for ListBindings.
+	ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+	// ListShootsLive is ListShoots asked of the API server itself, even where
+	// ListShoots answers from a watch cache: the release's last look before
+	// it acts must not trail a shoot created a moment ago.
+	ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+	// GetBinding reads one binding; when it does not exist, the error is
+	// one for which IsNotFound is true.
+	GetBinding(ctx context.Context, name string) (hap.Binding, error)
+	// UpdateBindingLabels replaces the labels if the binding still has
+	// resourceVersion; otherwise it fails with an error for which
+	// IsConflict is true.
+	UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error
+	IsConflict(err error) bool
+	IsNotFound(err error) bool
+}
+
+// Store is what the jobs need of PostgreSQL: KEB's instances, read only, and
+// the job's own tables.
+type Store interface {
+	ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error)
+	RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error)
+	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
+	ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error
+	EmptySince(ctx context.Context) (map[string]hap.EmptySighting, error)
+	SaveEmptySince(ctx context.Context, sightings map[string]hap.EmptySighting) error
+	// RetireCandidate withdraws the binding from the picks provisioning makes
+	// unless an active instance or a reservation uses it, and returns that
+	// use. It holds the candidate row's lock while counting, so no pick can
+	// slip in between.
+	RetireCandidate(ctx context.Context, binding string) (inUse int, err error)
+	// InUse counts the active instances and reservations on the binding,
+	// changing nothing: the dry-run twin of RetireCandidate.
+	InUse(ctx context.Context, binding string) (int, error)
+	RecordRelease(ctx context.Context, r hap.ReleaseRecord) error
+	// OpenReleaseIntents returns the newest release intent of each binding
+	// that no later audit row settles (see release_audit.go).
+	OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, error)
+	// RecordPoolSamples appends the free and claimed bindings of every
+	// dedicated pool and prunes what is older than retention.
+	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
+	// PoolHistory returns the samples recorded since, per pool.
+	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
+}
+
+// Ports is what every job works through: the two systems, its metrics and
+// log, and the one clock of the run.
+type Ports struct {
+	Gardener Gardener
+	Store    Store
+	Metrics  *metrics.Metrics
+	Log      *zap.Logger
+	Now      func() time.Time
+}
+
+// Work is one job's part of a run: the ports, whether the run is a dry run,
+// and what the job may ask of the run's lock. A job gets its own settings
+// beside it, never the whole configuration.
+type Work struct {
+	Ports
+	Job    string
+	DryRun bool
+
+	held func(context.Context) error
+	hook func(job string)
+}
+
+// stillLocked fails when the run lock was lost since the run took it:
+// another run may be working alongside, so this one must not change what it
+// cannot undo.
+func (w *Work) stillLocked(ctx context.Context) error {
+	if w.held == nil {
+		return nil
+	}
+	return w.held(ctx)
+}
+
+// decided marks the line between deciding and acting.
+func (w *Work) decided() {
+	// Its timestamp splits the job's time into deciding and acting, for
+	// the benchmark and for anyone reading a slow run's debug log.
+	w.Log.Debug("decided", zap.String("job", w.Job))
+	if w.hook != nil {
+		w.hook(w.Job)
+	}
+}

@@ -1,0 +1,233 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// JobRelease names the release job.
+const JobRelease = "release"
+
+var releaseJob = Job{
+	Name:            JobRelease,
+	DefaultSchedule: "15 * * * *",
+	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
+		return (&releasing{Work: w, settings: cfg.Release}).release(ctx, f)
+	},
+}
+
+// releasing is one run of the release job, with its settings.
+type releasing struct {
+	*Work
+	settings config.Release
+}
+
+// release gives bindings that have held nothing for the whole grace period
+// back to the pool. A wrong release hands a customer's live account to
+// somebody else, so every binding is checked again against the live state
+// right before its label changes, and the change itself only lands if the
+// binding is exactly as that check saw it.
+func (r *releasing) release(ctx context.Context, f *Facts) error {
+	dryRun := r.DryRun
+	if !r.settings.Enabled {
+		r.Log.Info("release is disabled (release.enabled: false)")
+		return nil
+	}
+	if !dryRun {
+		// A database restart during the gathering ends the lock's session
+		// even when every read was repeated in time.
+		if err := r.stillLocked(ctx); err != nil {
+			return fmt.Errorf("nothing released: %w", err)
+		}
+		if err := r.settleReleaseIntents(ctx); err != nil {
+			return err
+		}
+	}
+	// Gather: since when each binding has been seen empty.
+	previous, err := r.Store.EmptySince(ctx)
+	if err != nil {
+		return fmt.Errorf("reading since when bindings have been empty: %w", err)
+	}
+
+	// Decide.
+	plan := hap.DecideRelease(f.Tally, previous, r.settings.Rules(), r.Now())
+	if err := r.Store.SaveEmptySince(ctx, plan.Sightings); err != nil {
+		return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
+	}
+	if plan.GuardTripped != "" {
+		r.Metrics.GuardTripped()
+		r.Log.Warn("release guard tripped, nothing is released in this run",
+			zap.String("reason", plan.GuardTripped), zap.Int("eligible", len(plan.Deferred)))
+		return nil
+	}
+	if len(plan.Deferred) > 0 {
+		r.Log.Info("more bindings are eligible than release.maxPerRun allows; the next run takes them",
+			zap.Int("maxPerRun", r.settings.MaxPerRun), zap.Int("deferred", len(plan.Deferred)))
+	}
+	r.decided()
+
+	// Act.
+	return r.releaseAll(ctx, plan.Release, dryRun)
+}
+
+// releaseAll re-checks each decision against the live state and releases
+// what still qualifies: a fresh GET (same GA, same labels), a fresh database
+// count that also withdraws the binding from the candidate table so no pick
+// can land on it, one fresh look at the shoots, then an update guarded by the
+// resourceVersion of that GET.
+func (r *releasing) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
+	if len(decisions) == 0 {
+		return nil
+	}
+	var errs []error
+	var ready []hap.ReleaseDecision
+	for _, d := range decisions {
+		live, skip, err := r.recheckBinding(ctx, d, dryRun)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if skip != "" {
+			r.skipRelease(d, skip)
+			continue
+		}
+		d.Binding = live
+		ready = append(ready, d)
+	}
+	if len(ready) == 0 {
+		return errors.Join(errs...)
+	}
+	shoots, err := r.shootsOn(ctx, ready)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("fresh look at the shoots, nothing released: %w", err))
+		for _, d := range ready {
+			errs = append(errs, r.audit(ctx, d, dryRun, hap.OutcomeAborted))
+		}
+		return errors.Join(errs...)
+	}
+	for _, d := range ready {
+		if n := shoots[d.Binding.Name]; n > 0 {
+			r.skipRelease(d, fmt.Sprintf("%d shoot(s) reference it now", n))
+			continue
+		}
+		if dryRun {
+			r.Log.Info("would release binding", zap.String("binding", d.Binding.Name),
+				zap.String("globalAccount", d.Binding.GlobalAccountID), zap.String("reason", d.Reason))
+			errs = append(errs, r.audit(ctx, d, true, hap.OutcomeWouldRelease))
+			continue
+		}
+		if err := r.stillLocked(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("releases stopped before binding %s, the next run takes them: %w", d.Binding.Name, err))
+			break
+		}
+		errs = append(errs, r.releaseOne(ctx, d))
+	}
+	return errors.Join(errs...)
+}
+
+// recheckBinding returns the live binding, or why it no longer qualifies.
+func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
+	live, err := r.Gardener.GetBinding(ctx, d.Binding.Name)
+	if r.Gardener.IsNotFound(err) {
+		// Deleted since the snapshot: there is nothing left to give back.
+		return live, "it no longer exists", nil
+	}
+	if errors.Is(err, hap.ErrUnreadableLabels) {
+		return live, "its labels changed since the snapshot and can no longer be read: " + err.Error(), nil
+	}
+	if err != nil {
+		return live, "", fmt.Errorf("re-reading binding %s: %w", d.Binding.Name, err)
+	}
+	if live.GlobalAccountID != d.Binding.GlobalAccountID || !hap.Releasable(live) || !live.Labels.Equal(d.Binding.Labels) {
+		return live, "its labels changed since the snapshot", nil
+	}
+	count := r.Store.RetireCandidate
+	if dryRun {
+		count = r.Store.InUse
+	}
+	inUse, err := count(ctx, live.Name)
+	if err != nil {
+		return live, "", fmt.Errorf("re-counting instances on binding %s: %w", live.Name, err)
+	}
+	if inUse > 0 {
+		return live, fmt.Sprintf("%d active instance(s) or reservation(s) use it now", inUse), nil
+	}
+	return live, "", nil
+}
+
+// shootsOn counts, in one fresh list, the shoots that reference each binding.
+func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
+	counts := make(map[string]int, len(ds))
+	for _, d := range ds {
+		counts[d.Binding.Name] = 0
+	}
+	err := r.Gardener.ListShootsLive(ctx, func() {
+		for name := range counts {
+			counts[name] = 0
+		}
+	}, func(s hap.Shoot) error {
+		if _, watched := counts[s.BindingName]; watched {
+			counts[s.BindingName]++
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// releaseOne changes the binding's labels, guarded by the resourceVersion of
+// the re-check. A conflict is no failure: the binding is simply not released
+// this time. A release whose audit row is missing is one: the history must
+// name every account that was given back.
+func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
+	b := d.Binding
+	if err := r.recordIntent(ctx, d); err != nil {
+		return err
+	}
+	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels))
+	switch {
+	case err == nil:
+		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
+			zap.String("mode", r.settings.Mode), zap.String("reason", d.Reason))
+		if err := r.audit(ctx, d, false, hap.OutcomeReleased); err != nil {
+			return fmt.Errorf("binding %s was released but the release is not recorded: %w", b.Name, err)
+		}
+		return nil
+	case r.Gardener.IsConflict(err):
+		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
+			zap.String("binding", b.Name), zap.Error(err))
+		return r.audit(ctx, d, false, hap.OutcomeConflict)
+	}
+	return errors.Join(fmt.Errorf("releasing binding %s: %w", b.Name, err), r.audit(ctx, d, false, hap.OutcomeAborted))
+}
+
+// releasedLabels returns the labels a released binding carries: dirty hands
+// the account to the cleanup process, which later removes dirty and
+// tenantName itself, as when KEB frees a binding.
+func releasedLabels(labels hap.Labels) map[string]string {
+	out := labels.Map()
+	out[hap.LabelDirty] = "true"
+	return out
+}
+
+func (r *releasing) skipRelease(d hap.ReleaseDecision, why string) {
+	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
+}
+
+// audit counts the outcome and appends it to the release history.
+func (r *releasing) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
+	r.Metrics.Release(r.settings.Mode, outcome)
+	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
+		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
+		Mode: r.settings.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
+	})
+	if err != nil {
+		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", outcome, d.Binding.Name, err)
+	}
+	return nil
+}

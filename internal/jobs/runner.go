@@ -1,0 +1,113 @@
+// Package jobs runs the jobs of hap-reconciler. Each job is one file, named
+// after it, that registers the job (registry.go) and reads gather -> decide
+// -> act from top to bottom; this file holds the runner and its locking.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/config"
+)
+
+// Locker keeps runs of one landscape from overlapping across pods.
+type Locker interface {
+	// TryRunLock takes the lock without waiting; acquired is false when
+	// another run holds it.
+	TryRunLock(ctx context.Context) (lock RunLock, acquired bool, err error)
+}
+
+// RunLock is a held run lock. It can be lost while held (its database
+// session ended), after which another run may start alongside.
+type RunLock interface {
+	// Held fails once the lock may have been lost.
+	Held(ctx context.Context) error
+	Release()
+}
+
+// ErrLockHeld means another run holds the landscape's lock; nothing was done.
+var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this landscape")
+
+// Runner runs jobs against one landscape.
+type Runner struct {
+	Ports
+	Config config.Config
+	Locker Locker
+
+	// BeforeAct, when set, is called by each job between deciding and acting.
+	// Tests use it to change the world at the worst possible moment.
+	BeforeAct func(job string)
+
+	// lock is the run lock while Run holds it.
+	lock RunLock
+}
+
+// Options select what one run does.
+type Options struct {
+	Jobs   []string
+	DryRun bool
+}
+
+// Run gathers the fleet once and runs the selected jobs on it. It returns
+// ErrLockHeld when another run is active, and the joined errors of the jobs
+// that failed otherwise; a failed job does not stop the others, except that a
+// failed gathering fails them all.
+func (r *Runner) Run(ctx context.Context, opts Options) error {
+	if r.Locker != nil {
+		lock, ok, err := r.Locker.TryRunLock(ctx)
+		if err != nil {
+			return fmt.Errorf("taking the run lock: %w", err)
+		}
+		if !ok {
+			return ErrLockHeld
+		}
+		r.lock = lock
+		defer func() {
+			r.lock = nil
+			lock.Release()
+		}()
+	}
+	start := r.Now()
+	facts, err := r.Gather(ctx)
+	if err != nil {
+		for _, job := range opts.Jobs {
+			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
+		}
+		return fmt.Errorf("the picture is incomplete, nothing was changed: %w", err)
+	}
+	var errs []error
+	for _, job := range opts.Jobs {
+		jobStart := r.Now()
+		err := r.runJob(ctx, job, facts, opts.DryRun)
+		r.Metrics.JobDone(job, r.Now().Sub(jobStart), err, r.Now())
+		if err != nil {
+			r.Log.Error("job failed", zap.String("job", job), zap.Error(err))
+			errs = append(errs, fmt.Errorf("%s: %w", job, err))
+			continue
+		}
+		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
+	}
+	return errors.Join(errs...)
+}
+
+func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun bool) error {
+	job, ok := lookupJob(name)
+	if !ok {
+		return fmt.Errorf("unknown job %q", name)
+	}
+	w := &Work{Ports: r.Ports, Job: name, DryRun: dryRun, held: r.stillLocked, hook: r.BeforeAct}
+	return job.run(ctx, w, f, r.Config)
+}
+
+// stillLocked fails when the run lock was lost since Run took it: another
+// run may be working alongside, so this one must not change what it cannot
+// undo. Without a Locker there is nothing to lose.
+func (r *Runner) stillLocked(ctx context.Context) error {
+	if r.lock == nil {
+		return nil
+	}
+	return r.lock.Held(ctx)
+}

@@ -1,0 +1,53 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+)
+
+// LivePools gathers a fresh snapshot and builds the pool view on it with
+// the recorded history, writing nothing. Without the job's tables (before
+// the first migrate) there is no history and no estimate.
+func LivePools(ctx context.Context, r *jobs.Runner) ([]jobs.PoolRow, error) {
+	f, err := r.Gather(ctx)
+	if err != nil {
+		return nil, err
+	}
+	now := r.Now()
+	history, err := r.Store.PoolHistory(ctx, now.Add(-jobs.ExhaustionWindow))
+	if err != nil {
+		r.Log.Warn("no pool history to estimate from: " + err.Error())
+	}
+	return jobs.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
+}
+
+// WritePoolsTable prints the pool view as `hap-reconciler pools` shows it.
+func WritePoolsTable(out io.Writer, rows []jobs.PoolRow) error {
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "POOL\tEU\tSHARED\tFREE\tCLAIMED\tDIRTY\tSHARED BINDINGS\tCLUSTERS\tNEARLY FULL GAS\tDAYS LEFT\tRULES")
+	for _, r := range rows {
+		days := "-"
+		if r.DaysLeft != nil {
+			days = strconv.FormatFloat(*r.DaysLeft, 'f', 1, 64)
+		}
+		fmt.Fprintf(w, "%s\t%t\t%t\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.HyperscalerType, r.EUAccess, r.Shared,
+			r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, len(r.NearlyFull), days, dashIfEmpty(strings.Join(r.Rules, "; ")))
+	}
+	return w.Flush()
+}
+
+// WritePoolsJSON prints the pool view as JSON.
+func WritePoolsJSON(out io.Writer, rows []jobs.PoolRow) error {
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // rules read "->"
+	return enc.Encode(rows)
+}

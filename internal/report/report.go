@@ -1,0 +1,251 @@
+// Package report is the read side of the job: what `hap-reconciler report`
+// and `hap-reconciler pools` print, from the job's stored tables or from a
+// fresh snapshot decided on the spot, writing nothing.
+package report
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+)
+
+// Report is what `hap-reconciler report` prints: per GA and pool, every
+// candidate binding with its counts, limit, rank and drift, and the findings
+// about bindings that are no candidates (missing, free, dirty).
+type Report struct {
+	Source     string        `json:"source"` // "stored" or "live"
+	ComputedAt time.Time     `json:"computedAt"`
+	Groups     []ReportGroup `json:"groups"`
+	Other      []hap.Finding `json:"otherFindings"`
+}
+
+// ReportGroup is one (GA, pool). GlobalAccountID is empty for a shared pool.
+type ReportGroup struct {
+	GlobalAccountID string `json:"globalAccountID"`
+	HyperscalerType string `json:"hyperscalerType"`
+	EUAccess        bool   `json:"euAccess"`
+	Next            string `json:"next"` // the binding provisioning picks next, or "" to claim a new one
+	ClaimNew        bool   `json:"claimNew"`
+	// Guarded: KEB's guard (minBindingsForGuard) fails every provisioning
+	// of the GA in this pool; nothing is picked and nothing claimed.
+	Guarded bool `json:"guarded"`
+	// KEBChoice is set when KEB's own database-only choice differs from
+	// Next ("claim new" or a binding name), with the reason.
+	KEBChoice string      `json:"kebChoice,omitempty"`
+	Deviation string      `json:"deviation,omitempty"`
+	Rows      []ReportRow `json:"bindings"`
+}
+
+// ReportRow is one candidate binding and its open findings.
+type ReportRow struct {
+	Binding        string   `json:"binding"`
+	DBCount        int      `json:"dbCount"`
+	ShootCount     int      `json:"shootCount"`
+	EffectiveCount int      `json:"effectiveCount"`
+	Limit          *int     `json:"limit"`
+	Headroom       *int     `json:"headroom"`
+	Rank           int      `json:"rank"`
+	Selectable     bool     `json:"selectable"`
+	Drift          []string `json:"drift"`
+}
+
+// Store reads the job's stored tables for a report.
+type Store interface {
+	Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error)
+	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
+}
+
+// Stored reads the last run's candidate table and open findings.
+func Stored(ctx context.Context, s Store, ga string) (Report, error) {
+	stored, err := s.Candidates(ctx, selector(ga))
+	if err != nil {
+		return Report{}, fmt.Errorf("reading the candidate table: %w", err)
+	}
+	open, err := s.OpenFindings(ctx, hap.AllGlobalAccounts)
+	if err != nil {
+		return Report{}, fmt.Errorf("reading open drift findings: %w", err)
+	}
+	findings := make([]hap.Finding, len(open))
+	for i, o := range open {
+		findings[i] = o.Finding
+	}
+	rows := make([]hap.Candidate, len(stored))
+	var at time.Time
+	for i, c := range stored {
+		rows[i] = c.Candidate
+		at = c.ComputedAt
+	}
+	rep := BuildReport(rows, findings, ga)
+	rep.Source, rep.ComputedAt = "stored", at
+	return rep, nil
+}
+
+// selector turns the report's GA filter ("" for all) into the store's.
+func selector(ga string) string {
+	if ga == "" {
+		return hap.AllGlobalAccounts
+	}
+	return ga
+}
+
+// Live gathers a fresh snapshot and decides on it, writing nothing.
+func Live(ctx context.Context, r *jobs.Runner, ga string) (Report, error) {
+	f, err := r.Gather(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := BuildReport(f.Candidates(), jobs.Findings(f), ga)
+	rep.Source, rep.ComputedAt = "live", r.Now()
+	return rep, nil
+}
+
+// BuildReport groups candidate rows and findings per GA and pool; ga, when
+// set, keeps only that GA.
+func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
+	drift := map[string][]string{}
+	rep := Report{}
+	candidateNames := map[string]bool{}
+	for _, c := range candidates {
+		if ga == "" || c.GlobalAccountID == ga {
+			candidateNames[c.BindingName] = true
+		}
+	}
+	// A finding belongs to the row of its binding whatever GA it names (a
+	// cross-tenant finding names the foreign GA); the GA filter applies to
+	// the rows, and to findings about bindings that are no candidates.
+	for _, f := range findings {
+		if candidateNames[f.BindingName] {
+			drift[f.BindingName] = append(drift[f.BindingName], string(f.Kind))
+			continue
+		}
+		if ga == "" || f.GlobalAccountID == ga {
+			rep.Other = append(rep.Other, f)
+		}
+	}
+	type key struct {
+		ga   string
+		pool hap.Pool
+	}
+	groups := map[key]*ReportGroup{}
+	members := map[key][]hap.Candidate{}
+	var order []key
+	for _, c := range candidates {
+		if ga != "" && c.GlobalAccountID != ga {
+			continue
+		}
+		k := key{c.GlobalAccountID, c.Pool}
+		g, ok := groups[k]
+		if !ok {
+			g = &ReportGroup{GlobalAccountID: c.GlobalAccountID, HyperscalerType: c.Pool.HyperscalerType, EUAccess: c.Pool.EUAccess}
+			groups[k] = g
+			order = append(order, k)
+		}
+		members[k] = append(members[k], c)
+		g.Rows = append(g.Rows, ReportRow{
+			Binding: c.BindingName, DBCount: c.DBCount, ShootCount: c.ShootCount, EffectiveCount: c.EffectiveCount,
+			Limit: c.Limit, Headroom: c.Headroom, Rank: c.Rank, Selectable: c.Selectable, Drift: drift[c.BindingName],
+		})
+	}
+	for _, k := range order {
+		g := groups[k]
+		choice := hap.Choose(members[k])
+		g.Next, g.ClaimNew, g.Guarded = choice.Binding, choice.ClaimNew, choice.Guarded
+		if devs := hap.RankOneDeviations(members[k]); len(devs) > 0 {
+			g.KEBChoice, g.Deviation = devs[0].KEB.String(), devs[0].Reason
+		}
+		slices.SortFunc(g.Rows, func(a, b ReportRow) int { return cmp.Compare(a.Rank, b.Rank) })
+		rep.Groups = append(rep.Groups, *g)
+	}
+	slices.SortFunc(rep.Groups, func(a, b ReportGroup) int {
+		return cmp.Or(cmp.Compare(a.GlobalAccountID, b.GlobalAccountID), cmp.Compare(a.HyperscalerType, b.HyperscalerType),
+			compareBools(a.EUAccess, b.EUAccess))
+	})
+	return rep
+}
+
+func compareBools(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case b:
+		return -1
+	}
+	return 1
+}
+
+// WriteTable prints the report as `hap-reconciler report` shows it: one
+// table of the candidate bindings per GA and pool, then the drift on
+// bindings that are no candidates.
+func (rep Report) WriteTable(out io.Writer) error {
+	fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tKEB'S OWN CHOICE\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
+	for _, g := range rep.Groups {
+		ga := g.GlobalAccountID
+		if ga == "" {
+			ga = "(shared)"
+		}
+		pool := g.HyperscalerType
+		if g.EUAccess {
+			pool += " (eu)"
+		}
+		next, keb := g.Next, "same"
+		switch {
+		case g.Guarded:
+			next = "GUARDED"
+		case g.ClaimNew:
+			next = "CLAIM NEW"
+		}
+		if g.KEBChoice != "" {
+			keb = g.KEBChoice
+		}
+		for i, r := range g.Rows {
+			if i > 0 {
+				ga, pool, next, keb = "", "", "", ""
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%t\t%s\n", ga, pool, next, keb, r.Binding, r.Rank,
+				r.DBCount, r.ShootCount, optionalInt(r.Limit), optionalInt(r.Headroom), r.Selectable, dashIfEmpty(strings.Join(r.Drift, ",")))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	for _, g := range rep.Groups {
+		if g.Deviation != "" {
+			fmt.Fprintf(out, "\nGA %s, pool %s: rank 1 differs from KEB's own choice: %s\n", g.GlobalAccountID, g.HyperscalerType, g.Deviation)
+		}
+	}
+	if len(rep.Other) == 0 {
+		return nil
+	}
+	fmt.Fprintf(out, "\nDrift on bindings that are no candidates\n\n")
+	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "BINDING\tKIND\tGLOBAL ACCOUNT\tDB\tSHOOTS\tDETAIL")
+	for _, f := range rep.Other {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", f.BindingName, f.Kind, dashIfEmpty(f.GlobalAccountID), f.DBCount, f.ShootCount, f.Detail)
+	}
+	return w.Flush()
+}
+
+func optionalInt(v *int) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.Itoa(*v)
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,256 @@
+package jobstest
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// Store is an in-memory jobs.Store: KEB's instance counts as the test sets
+// them, and the job's own tables as plain values.
+type Store struct {
+	mu sync.Mutex
+
+	// Instances are what ReadInstanceCounts returns.
+	Instances []hap.InstanceCount
+	// Reserved counts the reservations on each binding that KEB's table
+	// does not show yet; InUse and RetireCandidate count them.
+	Reserved map[string]int
+	// Fail makes the named method (such as "ReplaceCandidates") fail with
+	// its error, changing nothing.
+	Fail map[string]error
+
+	findings   map[findingKey]hap.OpenFinding
+	candidates []hap.Candidate
+	computedAt time.Time
+	empty      map[string]hap.EmptySighting
+	releases   []hap.ReleaseRecord
+	history    map[hap.Pool][]hap.PoolSample
+}
+
+type findingKey struct {
+	binding, ga string
+	kind        hap.FindingKind
+}
+
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{Reserved: map[string]int{}, Fail: map[string]error{}, findings: map[findingKey]hap.OpenFinding{},
+		empty: map[string]hap.EmptySighting{}, history: map[hap.Pool][]hap.PoolSample{}}
+}
+
+func (s *Store) fail(method string) error { return s.Fail[method] }
+
+func (s *Store) ReadInstanceCounts(context.Context) (hap.InstanceRead, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("ReadInstanceCounts"); err != nil {
+		return hap.InstanceRead{}, err
+	}
+	return hap.InstanceRead{Counts: slices.Clone(s.Instances)}, nil
+}
+
+// RecordFindings opens new findings, keeps the first-seen time of those
+// still open and resolves those this run did not produce.
+func (s *Store) RecordFindings(_ context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("RecordFindings"); err != nil {
+		return 0, 0, err
+	}
+	current := map[findingKey]hap.OpenFinding{}
+	for _, f := range findings {
+		k := findingKey{f.BindingName, f.GlobalAccountID, f.Kind}
+		first := now
+		if old, ok := s.findings[k]; ok {
+			first = old.FirstSeen
+		} else {
+			opened++
+		}
+		current[k] = hap.OpenFinding{Finding: f, FirstSeen: first, LastSeen: now}
+	}
+	for k := range s.findings {
+		if _, ok := current[k]; !ok {
+			resolved++
+		}
+	}
+	s.findings = current
+	return opened, resolved, nil
+}
+
+// OpenFindings returns the open findings about ga (hap.AllGlobalAccounts:
+// every one), by binding and kind.
+func (s *Store) OpenFindings(_ context.Context, ga string) ([]hap.OpenFinding, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("OpenFindings"); err != nil {
+		return nil, err
+	}
+	var out []hap.OpenFinding
+	for _, f := range s.findings {
+		if ga == hap.AllGlobalAccounts || f.GlobalAccountID == ga {
+			out = append(out, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b hap.OpenFinding) int {
+		return cmp.Or(cmp.Compare(a.BindingName, b.BindingName), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.GlobalAccountID, b.GlobalAccountID))
+	})
+	return out, nil
+}
+
+// ReplaceCandidates keeps rows as the table; reservations are not modelled
+// beyond Reserved.
+func (s *Store) ReplaceCandidates(_ context.Context, rows []hap.Candidate, _ []string, computedAt time.Time, _ time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("ReplaceCandidates"); err != nil {
+		return err
+	}
+	s.candidates, s.computedAt = slices.Clone(rows), computedAt
+	return nil
+}
+
+// Candidates returns the candidate table and when it was computed.
+func (s *Store) Candidates() ([]hap.Candidate, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.candidates), s.computedAt
+}
+
+func (s *Store) EmptySince(context.Context) (map[string]hap.EmptySighting, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("EmptySince"); err != nil {
+		return nil, err
+	}
+	return maps.Clone(s.empty), nil
+}
+
+// SaveEmptySince replaces the whole set.
+func (s *Store) SaveEmptySince(_ context.Context, sightings map[string]hap.EmptySighting) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("SaveEmptySince"); err != nil {
+		return err
+	}
+	s.empty = maps.Clone(sightings)
+	return nil
+}
+
+// RetireCandidate withdraws the binding's candidate rows unless something
+// uses it, and returns that use.
+func (s *Store) RetireCandidate(_ context.Context, binding string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("RetireCandidate"); err != nil {
+		return 0, err
+	}
+	n := s.inUseLocked(binding)
+	if n == 0 {
+		s.candidates = slices.DeleteFunc(s.candidates, func(c hap.Candidate) bool { return c.BindingName == binding })
+	}
+	return n, nil
+}
+
+func (s *Store) InUse(_ context.Context, binding string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("InUse"); err != nil {
+		return 0, err
+	}
+	return s.inUseLocked(binding), nil
+}
+
+func (s *Store) inUseLocked(binding string) int {
+	n := s.Reserved[binding]
+	for _, c := range s.Instances {
+		if c.BindingName == binding {
+			n += c.Active
+		}
+	}
+	return n
+}
+
+func (s *Store) RecordRelease(_ context.Context, r hap.ReleaseRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("RecordRelease"); err != nil {
+		return err
+	}
+	s.releases = append(s.releases, r)
+	return nil
+}
+
+// Releases returns the release history in the order it was written.
+func (s *Store) Releases() []hap.ReleaseRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.releases)
+}
+
+// OpenReleaseIntents returns, per binding, the newest intent no later row
+// of the binding settles.
+func (s *Store) OpenReleaseIntents(context.Context) ([]hap.ReleaseRecord, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("OpenReleaseIntents"); err != nil {
+		return nil, err
+	}
+	open := map[string]hap.ReleaseRecord{}
+	for _, r := range s.releases {
+		if r.Outcome == hap.OutcomeIntent {
+			open[r.BindingName] = r
+		} else {
+			delete(open, r.BindingName)
+		}
+	}
+	out := slices.Collect(maps.Values(open))
+	slices.SortFunc(out, func(a, b hap.ReleaseRecord) int { return cmp.Compare(a.BindingName, b.BindingName) })
+	return out, nil
+}
+
+// RecordPoolSamples appends the dedicated pools' sample at at, replacing one
+// taken at the same time, and drops what is older than retention.
+func (s *Store) RecordPoolSamples(_ context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("RecordPoolSamples"); err != nil {
+		return err
+	}
+	for _, p := range stats {
+		if p.Shared {
+			continue
+		}
+		pool := hap.Pool{HyperscalerType: p.HyperscalerType, EUAccess: p.EUAccess}
+		samples := slices.DeleteFunc(s.history[pool], func(x hap.PoolSample) bool { return x.At.Equal(at) })
+		s.history[pool] = append(samples, hap.PoolSample{At: at, Free: p.Free, Claimed: p.Claimed})
+	}
+	for pool, samples := range s.history {
+		s.history[pool] = slices.DeleteFunc(samples, func(x hap.PoolSample) bool { return x.At.Before(at.Add(-retention)) })
+	}
+	return nil
+}
+
+// PoolHistory returns the samples since, per pool, oldest first.
+func (s *Store) PoolHistory(_ context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("PoolHistory"); err != nil {
+		return nil, err
+	}
+	out := map[hap.Pool][]hap.PoolSample{}
+	for pool, samples := range s.history {
+		for _, x := range samples {
+			if !x.At.Before(since) {
+				out[pool] = append(out[pool], x)
+			}
+		}
+		slices.SortFunc(out[pool], func(a, b hap.PoolSample) int { return a.At.Compare(b.At) })
+	}
+	return out, nil
+}

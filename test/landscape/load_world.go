@@ -1,0 +1,23 @@
+package landscape
+
+import (
+	"context"
+
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+)
+
+// LoadWorld creates a fresh world in bed, named after name, and loads l into
+// its Gardener namespace and its database.
+func LoadWorld(ctx context.Context, bed *testbed.Bed, name string, l *Landscape) (*testbed.World, error) {
+	w, err := bed.NewWorld(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
+		return nil, err
+	}
+	if err := LoadInstances(ctx, w.DatabaseURL, l); err != nil {
+		return nil, err
+	}
+	return w, nil
+}

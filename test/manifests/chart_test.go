@@ -1,0 +1,218 @@
+package manifests_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	chartDir = "../../manifests/hap-reconciler"
+	// kebHapValues is the verbatim `hap` block of KEB's values.yaml.
+	kebHapValues = "../../internal/config/testdata/keb-values-hap.yaml"
+	// kebLandscapeValues is a landscape's values file for KEB's chart.
+	kebLandscapeValues = "../../manifests/testdata/keb-values-landscape.yaml"
+	releaseName        = "hap-reconciler"
+)
+
+// variant is one way of installing the chart the tests render.
+type variant struct {
+	name string
+	args []string // helm template arguments: -f files, --set pairs
+}
+
+// variants are the installations every test renders: the defaults, serve,
+// KEB's own hap block and a whole landscape's values file of KEB's.
+func variants() []variant {
+	return []variant{
+		{"default", nil},
+		{"serve", []string{"--set", "hapReconciler.mode=serve"}},
+		{"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials", []string{
+			"--set", "hapReconciler.mode=serve", "--set", "hapReconciler.metrics.scrape=ServiceMonitor",
+			"--set", "global.database.cloudsqlproxy.enabled=true",
+			"--set", "global.database.managedGCP.instanceConnectionName=kyma-dev:europe-west3:kcp",
+			"--set", "hapReconciler.gardener.credentials=inCluster"}},
+		{"KEB's hap block", []string{"-f", kebHapValues}},
+		{"KEB's landscape values", []string{"-f", kebLandscapeValues}},
+	}
+}
+
+func helmBin(t *testing.T) string {
+	t.Helper()
+	return ensureTool(t, "helm", "install-helm.sh")
+}
+
+// render runs helm template into namespace and returns the YAML and the
+// objects (hooks included: helm template renders them too).
+func render(t *testing.T, helm, namespace string, args ...string) (string, []*unstructured.Unstructured) {
+	t.Helper()
+	out := run(t, helm, append([]string{"template", releaseName, chartDir, "--namespace", namespace}, args...)...)
+	return out, decodeObjects(t, out)
+}
+
+func decodeObjects(t *testing.T, doc string) []*unstructured.Unstructured {
+	t.Helper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(doc), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatalf("decode rendered manifests: %v", err)
+		}
+		if m != nil {
+			objs = append(objs, &unstructured.Unstructured{Object: m})
+		}
+	}
+}
+
+func find(t *testing.T, objs []*unstructured.Unstructured, kind, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range objs {
+		if o.GetKind() == kind && o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s among the rendered objects", kind, name)
+	return nil
+}
+
+func kinds(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetKind()+"/"+o.GetName())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestChartLints runs helm lint --strict on the defaults and every variant.
+func TestChartLints(t *testing.T) {
+	helm := helmBin(t)
+	for _, v := range variants() {
+		out := run(t, helm, append([]string{"lint", "--strict", chartDir}, v.args...)...)
+		if !strings.Contains(out, "0 chart(s) failed") {
+			t.Errorf("%s: helm lint:\n%s", v.name, out)
+		}
+	}
+}
+
+// TestChartRendersEachVariant checks what each variant is made of.
+func TestChartRendersEachVariant(t *testing.T) {
+	helm := helmBin(t)
+	common := []string{"ConfigMap/hap-reconciler", "ConfigMap/hap-reconciler-dashboard", "ConfigMap/hap-reconciler-migrate",
+		"Job/hap-reconciler-migrate", "PrometheusRule/hap-reconciler", "ServiceAccount/hap-reconciler"}
+	want := map[string][]string{
+		"default":         append([]string{"CronJob/hap-reconciler"}, common...),
+		"serve":           append([]string{"Deployment/hap-reconciler", "Service/hap-reconciler", "VMServiceScrape/hap-reconciler"}, common...),
+		"KEB's hap block": append([]string{"CronJob/hap-reconciler"}, common...),
+		"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials": append([]string{"Deployment/hap-reconciler",
+			"Role/hap-reconciler", "RoleBinding/hap-reconciler", "Service/hap-reconciler", "ServiceMonitor/hap-reconciler"}, common...),
+		"KEB's landscape values": append([]string{"CronJob/hap-reconciler"}, common...),
+	}
+	for _, v := range variants() {
+		_, objs := render(t, helm, "kcp-system", v.args...)
+		w := slices.Clone(want[v.name])
+		slices.Sort(w)
+		if got := kinds(objs); !slices.Equal(got, w) {
+			t.Errorf("%s: rendered\n %v\nwant\n %v", v.name, got, w)
+		}
+	}
+
+	// The release switches: dry-run by default, for real when asked, in
+	// both modes.
+	_, objs := render(t, helm, "kcp-system")
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") {
+		t.Errorf("default CronJob args %v: want --dry-run (release.dryRun defaults to true)", args)
+	}
+	_, objs = render(t, helm, "kcp-system", "--set", "hapReconciler.release.dryRun=false")
+	if args := mainContainerArgs(t, objs); slices.Contains(args, "--dry-run") {
+		t.Errorf("release.dryRun=false: args %v still carry --dry-run", args)
+	}
+	_, objs = render(t, helm, "kcp-system", "--set", "hapReconciler.mode=serve")
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "serve" {
+		t.Errorf("serve args %v: want serve --dry-run (release.dryRun defaults to true)", args)
+	}
+
+	// Values the chart refuses, naming the key.
+	for _, bad := range [][]string{
+		{"hapReconciler.mode=daemon", "hapReconciler.mode"},
+		{"hapReconciler.gardener.credentials=token", "hapReconciler.gardener.credentials"},
+		{"hapReconciler.config.namespace=garden-x", "hapReconciler.config.namespace"},
+		{"hapReconciler.config.hap.rule={aws}", "hapReconciler.config.hap"},
+	} {
+		out, err := runErr(helm, "template", releaseName, chartDir, "--set", bad[0])
+		if err == nil || !strings.Contains(out, bad[1]) {
+			t.Errorf("--set %s: want an error naming %s, got %v:\n%s", bad[0], bad[1], err, out)
+		}
+	}
+}
+
+func mainContainer(t *testing.T, objs []*unstructured.Unstructured) map[string]any {
+	t.Helper()
+	for _, o := range objs {
+		var path []string
+		switch o.GetKind() {
+		case "CronJob":
+			path = []string{"spec", "jobTemplate", "spec", "template", "spec", "containers"}
+		case "Deployment":
+			path = []string{"spec", "template", "spec", "containers"}
+		default:
+			continue
+		}
+		containers, _, _ := unstructured.NestedSlice(o.Object, path...)
+		for _, c := range containers {
+			if c := c.(map[string]any); c["name"] == "hap-reconciler" {
+				return c
+			}
+		}
+	}
+	t.Fatal("no workload with a hap-reconciler container")
+	return nil
+}
+
+func mainContainerArgs(t *testing.T, objs []*unstructured.Unstructured) []string {
+	t.Helper()
+	var args []string
+	for _, a := range mainContainer(t, objs)["args"].([]any) {
+		args = append(args, a.(string))
+	}
+	return args
+}
+
+func renderedConfig(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	cfg, _, _ := unstructured.NestedString(find(t, objs, "ConfigMap", "hap-reconciler").Object, "data", "config.yaml")
+	return cfg
+}
+
+// writeManifests writes rendered YAML for kubectl.
+func writeManifests(t *testing.T, doc string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rendered.yaml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// toYAML is yaml.Marshal for test data.
+func toYAML(t *testing.T, v any) []byte {
+	t.Helper()
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package provisioning_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/kyma-project/hap-reconciler/internal/db"
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+)
+
+var pg *testbed.Postgres
+
+func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
+
+func testContext(t *testing.T) context.Context {
+	testbed.Require(t)
+	return testbed.Context(t, 3*time.Minute)
+}
+
+var databaseSeq atomic.Int64
+
+// bed is one fresh database with the job's schema: the job's side through
+// db.Store, KEB's side through a plain *sql.DB, as KEB would hold it.
+type bed struct {
+	dbname string
+	store  *db.Store
+	keb    *sql.DB
+}
+
+func newBed(t *testing.T) *bed { return newBedOn(t, pg) }
+
+// newBedOn is newBed in a database of server.
+func newBedOn(t *testing.T, server *testbed.Postgres) *bed {
+	t.Helper()
+	ctx := testContext(t)
+	name := fmt.Sprintf("prov_test_%d", databaseSeq.Add(1))
+	url, err := server.NewDatabase(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := db.Open(ctx, url, db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	if err := store.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return &bed{dbname: name, store: store, keb: openKEB(t, url)}
+}
+
+func openKEB(t *testing.T, url string) *sql.DB {
+	t.Helper()
+	keb, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keb.SetMaxOpenConns(60)
+	t.Cleanup(func() { _ = keb.Close() })
+	return keb
+}
+
+const ttl = time.Hour
+
+func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
+	t.Helper()
+	if err := b.store.ReplaceCandidates(testContext(t), rows, absorbed, time.Now(), ttl); err != nil {
+		t.Fatalf("ReplaceCandidates: %v", err)
+	}
+}
+
+func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, error) {
+	return provisioning.NextBinding(ctx, b.keb, provisioning.Request{
+		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
+	})
+}
+
+func (b *bed) mustPick(t *testing.T, instanceID, ga string) string {
+	t.Helper()
+	name, claimNew, err := b.pick(testContext(t), instanceID, ga)
+	if err != nil || claimNew {
+		t.Fatalf("pick for %s in %q: %q, claimNew %v, %v", instanceID, ga, name, claimNew, err)
+	}
+	return name
+}
+
+// reserved reads the reserved counter of every candidate row.
+func (b *bed) reserved(t *testing.T) map[string]int {
+	t.Helper()
+	rows, err := b.store.Candidates(testContext(t), hap.AllGlobalAccounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.BindingName] = r.Reserved
+	}
+	return out
+}
+
+func (b *bed) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if err := pg.Exec(testContext(t), b.dbname, sql, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeInstance is KEB recording the instance it provisioned on binding.
+func (b *bed) writeInstance(t *testing.T, instanceID, ga, binding string) {
+	t.Helper()
+	b.exec(t, `INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
+		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now(), now())`, instanceID, ga, binding)
+}
+
+var aws = hap.Pool{HyperscalerType: "aws"}
+
+func limit(n int) *int { return &n }
+
+// candidate is a selectable row of the aws pool.
+func candidate(ga, binding string, effective, rank int, clusterLimit *int) hap.Candidate {
+	return hap.Candidate{
+		GlobalAccountID: ga, Pool: aws, BindingName: binding,
+		DBCount: effective, EffectiveCount: effective, Limit: clusterLimit, Selectable: true, Rank: rank,
+	}
+}

@@ -1,0 +1,192 @@
+package provisioning_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
+)
+
+func TestConcurrentPicksNeverExceedTheLimit(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{
+		candidate("ga-a", "b-1", 7, 1, limit(10)),
+		candidate("ga-a", "b-2", 5, 2, limit(10)),
+	}, nil)
+
+	const picks = 50
+	results := make([]string, picks)
+	var wg sync.WaitGroup
+	errs := make(chan error, picks)
+	for i := range picks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name, claimNew, err := b.pick(testContext(t), fmt.Sprintf("i-%d", i), "ga-a")
+			switch {
+			case err != nil:
+				errs <- err
+			case claimNew:
+				results[i] = "claim new"
+			default:
+				results[i] = name
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("pick: %v", err)
+	}
+	got := map[string]int{}
+	for _, r := range results {
+		got[r]++
+	}
+	want := map[string]int{"b-1": 3, "b-2": 5, "claim new": 42}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("outcomes of %d concurrent picks: %v, want %v", picks, got, want)
+	}
+	if r := b.reserved(t); r["b-1"] != 3 || r["b-2"] != 5 {
+		t.Fatalf("reserved: %v, want b-1:3 b-2:5", r)
+	}
+}
+
+func TestPickFillsTheMostPopulatedBindingFirst(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{
+		candidate("ga-a", "b-1", 9, 1, limit(10)),
+		candidate("ga-a", "b-2", 5, 2, limit(10)),
+	}, nil)
+	for i, want := range []string{"b-1", "b-2", "b-2"} {
+		if got := b.mustPick(t, fmt.Sprintf("i-%d", i), "ga-a"); got != want {
+			t.Fatalf("pick %d: %s, want %s", i, got, want)
+		}
+	}
+}
+
+func TestRetryForTheSameInstanceGetsTheSameBinding(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{
+		candidate("ga-a", "b-1", 9, 1, limit(10)),
+		candidate("ga-a", "b-2", 5, 2, limit(10)),
+	}, nil)
+	first := b.mustPick(t, "i-1", "ga-a")
+	if again := b.mustPick(t, "i-1", "ga-a"); again != first {
+		t.Fatalf("retry got %s, first pick %s", again, first)
+	}
+
+	// Retries racing each other: one reservation, every caller told the same.
+	const callers = 20
+	names := make([]string, callers)
+	var wg sync.WaitGroup
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			names[i] = b.mustPick(t, "i-2", "ga-a")
+		}()
+	}
+	wg.Wait()
+	for _, n := range names {
+		if n != names[0] {
+			t.Fatalf("concurrent calls for one instance got %v", names)
+		}
+	}
+	if r := b.reserved(t); r["b-1"]+r["b-2"] != 2 {
+		t.Fatalf("reserved after retries: %v, want 2 in all (one per instance)", r)
+	}
+}
+
+func TestSharedPoolPicksTheLeastUsed(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{
+		candidate("", "s-1", 5, 1, nil),
+		candidate("", "s-2", 3, 2, nil),
+		candidate("", "s-3", 4, 3, nil),
+		// A GA's own binding of the same pool is not the shared pool's.
+		candidate("ga-a", "a-1", 0, 1, limit(10)),
+	}, nil)
+	for i, want := range []string{"s-2", "s-2", "s-3", "s-1", "s-2"} {
+		if got := b.mustPick(t, fmt.Sprintf("i-%d", i), ""); got != want {
+			t.Fatalf("pick %d: %s, want %s", i, got, want)
+		}
+	}
+}
+
+func TestWithoutLimitTheGAGetsRankOne(t *testing.T) {
+	b := newBed(t)
+	// Not in the allowlist: no limit, however full the binding is.
+	b.replace(t, []hap.Candidate{
+		candidate("ga-a", "b-1", 500, 1, nil),
+		candidate("ga-a", "b-2", 3, 2, nil),
+	}, nil)
+	for i := range 3 {
+		if got := b.mustPick(t, fmt.Sprintf("i-%d", i), "ga-a"); got != "b-1" {
+			t.Fatalf("pick %d: %s, want b-1", i, got)
+		}
+	}
+}
+
+func TestPickStaysInItsPool(t *testing.T) {
+	b := newBed(t)
+	eu := candidate("ga-a", "b-eu", 1, 1, limit(10))
+	eu.Pool.EUAccess = true
+	gcp := candidate("ga-a", "b-gcp", 1, 1, limit(10))
+	gcp.Pool.HyperscalerType = "gcp"
+	unselectable := candidate("ga-a", "b-released", 1, 1, limit(10))
+	unselectable.Selectable = false
+	other := candidate("ga-b", "b-other", 1, 1, limit(10))
+	b.replace(t, []hap.Candidate{eu, gcp, unselectable, other}, nil)
+
+	name, claimNew, err := b.pick(testContext(t), "i-1", "ga-a")
+	if err != nil || !claimNew || name != "" {
+		t.Fatalf("pick for ga-a in aws/non-EU: %q, claimNew %v, %v; want claimNew", name, claimNew, err)
+	}
+	name, claimNew, err = provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{
+		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws", EUAccess: true,
+	})
+	if err != nil || claimNew || name != "b-eu" {
+		t.Fatalf("pick for ga-a in aws/EU: %q, claimNew %v, %v; want b-eu", name, claimNew, err)
+	}
+}
+
+func TestNextBindingRefusesBadRequests(t *testing.T) {
+	b := newBed(t)
+	cases := []struct {
+		req     provisioning.Request
+		mention string
+	}{
+		{provisioning.Request{HyperscalerType: "aws"}, "instance id is empty"},
+		{provisioning.Request{InstanceID: "i-1"}, "hyperscaler type is empty"},
+		{provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws", Schema: "hap;"}, `schema "hap;"`},
+	}
+	for _, c := range cases {
+		_, _, err := provisioning.NextBinding(testContext(t), b.keb, c.req)
+		if err == nil || !strings.Contains(err.Error(), c.mention) {
+			t.Errorf("NextBinding(%+v): %v; want an error mentioning %q", c.req, err, c.mention)
+		}
+	}
+}
+
+// KEB's role needs only this on the job's schema.
+func TestKEBPicksWithLeastPrivilege(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(10))}, nil)
+	role := b.dbname + "_keb"
+	if err := pg.CreateRole(testContext(t), role, "keb-pw"); err != nil {
+		t.Fatal(err)
+	}
+	b.exec(t, fmt.Sprintf(`GRANT USAGE ON SCHEMA hap TO %[1]s;
+		GRANT SELECT, UPDATE ON hap.binding_candidates TO %[1]s;
+		GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s`, role))
+	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
+	name, claimNew, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
+		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
+	})
+	if err != nil || claimNew || name != "b-1" {
+		t.Fatalf("pick as %s: %q, claimNew %v, %v", role, name, claimNew, err)
+	}
+}
