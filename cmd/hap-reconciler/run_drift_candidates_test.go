@@ -11,8 +11,8 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 const plantedConfig = `

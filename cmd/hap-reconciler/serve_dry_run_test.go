@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // serve --dry-run: the scheduled release decides and audits would-releases

@@ -17,8 +17,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func shootNames(t *testing.T, ctx context.Context, env *Env) []string {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 var (

@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // quickRetry keeps fault tests fast: four attempts within a few

@@ -13,8 +13,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // loadLandscape loads a generated landscape into a fresh namespace.

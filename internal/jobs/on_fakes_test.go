@@ -14,8 +14,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/test/jobstest"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
+	"github.com/kyma-project/hap-reconciler/test/jobstest"
 )
 
 // These tests run each job's decide-then-act path on the in-memory fakes of

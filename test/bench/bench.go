@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // Options say what to measure.

@@ -19,8 +19,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 type options struct {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // Where the demo's Gardener comes from.

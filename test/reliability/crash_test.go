@@ -15,8 +15,8 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // crashConfig releases a few empty bindings per run, so most runs have

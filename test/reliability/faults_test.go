@@ -22,8 +22,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/db"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // interruptShoots calls fault once, right after the after-th shoot a list

@@ -13,8 +13,8 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 type jobsGardener = jobs.Gardener
