@@ -13,9 +13,13 @@ import (
 //     the limit stay listed but are not selectable, and a GA with no
 //     selectable row claims a new binding;
 //   - the count of a GA's binding is its own active instances
-//     (GetInstanceCountPerBinding), other GAs' rows left out; the job ranks
-//     by the larger of that and the binding's shoots (Usage.Effective), its
-//     one deliberate deviation, which RankOneDeviations names;
+//     (GetInstanceCountPerBinding), other GAs' rows left out, and the job
+//     ranks by exactly that count;
+//   - the one deliberate deviation: a binding whose shoots in Gardener are
+//     at or above its limit is full, whatever KEB's database says, so the
+//     job never fills an account KEB's count is behind on. The capacity a
+//     pick checks (EffectiveCount, the larger of the two counts) follows
+//     from it; RankOneDeviations names every group where this moves rank 1;
 //   - with minBindingsForGuard, a GA holding at least that many bindings of
 //     the pool, none with an active instance of its own, is guarded: KEB
 //     fails its provisioning, so no row of the group may be picked;
@@ -104,10 +108,12 @@ func candidateOrder(shared, multiAccount bool) func(a, b Candidate) int {
 			return cmp.Or(cmp.Compare(a.EffectiveCount, b.EffectiveCount), cmp.Compare(a.BindingName, b.BindingName))
 		}
 	case multiAccount:
+		// KEB's measure, the GA's own instances, ranks; shoots only decide
+		// Selectable (a binding Gardener shows full is never rank 1).
 		return func(a, b Candidate) int {
 			return cmp.Or(
 				-compareBool(a.Selectable, b.Selectable),
-				-cmp.Compare(a.EffectiveCount, b.EffectiveCount),
+				-cmp.Compare(a.DBCount, b.DBCount),
 				cmp.Compare(a.BindingName, b.BindingName))
 		}
 	default:

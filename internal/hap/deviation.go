@@ -32,10 +32,9 @@ func KEBChoice(rows []Candidate) Choice {
 }
 
 // Deviation is a (GA, pool) whose rank 1 differs from KEB's own choice, and
-// why: the job counts a binding's shoots when they outnumber the GA's
-// instances in KEB's database, so a cluster KEB's table does not show yet
-// still takes its place. It only ever keeps an account from being filled
-// past its limit.
+// why. Both rank by the GA's own active instances; they part only where
+// Gardener shows KEB's choice at or above its limit in shoots, which the job
+// treats as full: KEB would fill that account past its limit.
 type Deviation struct {
 	GlobalAccountID string
 	Pool            Pool
@@ -72,9 +71,9 @@ func RankOneDeviations(rows []Candidate) []Deviation {
 func deviationReason(group []Candidate, job, keb Choice) string {
 	reason := fmt.Sprintf("the job picks %s, KEB's database-only count picks %s", job, keb)
 	for _, r := range group {
-		if r.ShootCount > r.DBCount && (r.BindingName == keb.Binding || r.BindingName == job.Binding) {
-			reason += fmt.Sprintf("; binding %s has %d shoot(s) in Gardener but %d active instance(s) of the GA in KEB's database, and the job counts the larger",
-				r.BindingName, r.ShootCount, r.DBCount)
+		if r.BindingName == keb.Binding && r.Limit != nil && r.ShootCount >= *r.Limit {
+			reason += fmt.Sprintf("; binding %s has %d shoot(s) in Gardener, at or above its limit %d, while KEB counts %d active instance(s) of the GA on it: KEB would fill the account past its limit",
+				r.BindingName, r.ShootCount, *r.Limit, r.DBCount)
 		}
 	}
 	return reason

@@ -190,6 +190,13 @@ func TestRankOneDeviationIsNamed(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d %s findings, want 1", n, KindRankOneDeviation)
 	}
+	// A: 5 and 5; B: 3 of the GA's own and 6 shoots (one another GA's);
+	// limit 10. Nobody is near the limit: the job ranks as KEB does, A.
+	below := new(fleet).binding("A", "ga", awsPool).clusters("A", "ga", 5).
+		binding("B", "ga", awsPool).instances("B", "ga", 3).shoots("B", "ga", 6)
+	if devs := RankOneDeviations(DecideCandidates(below.tally(), limits(10, nil))); len(devs) != 0 {
+		t.Fatalf("more shoots than instances below the limit moved rank 1: %+v", devs)
+	}
 	same := new(fleet).binding("A", "ga", awsPool).clusters("A", "ga", 5).binding("B", "ga", awsPool).clusters("B", "ga", 4)
 	if devs := RankOneDeviations(DecideCandidates(same.tally(), limits(8, nil))); len(devs) != 0 {
 		t.Fatalf("no deviation when both sides agree: %+v", devs)
