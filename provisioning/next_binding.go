@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // DefaultSchema is where the job keeps its tables unless configured
@@ -36,8 +37,25 @@ type Request struct {
 	GlobalAccountID string
 	HyperscalerType string
 	EUAccess        bool
+	// MaxAge is the oldest candidate table KEB accepts an answer from,
+	// measured from the snapshot the job computed it on, by the database's
+	// clock; 0 means DefaultMaxAge. An older table is refused with ErrStale.
+	MaxAge time.Duration
 	// Schema holds the job's tables; "" means DefaultSchema.
 	Schema string
+}
+
+// DefaultMaxAge is the oldest table NextBinding answers from when the Request
+// names no MaxAge: three runs of the chart's ten-minute CronJob, so one
+// failed run goes unnoticed by provisioning and two in a row do not.
+const DefaultMaxAge = 30 * time.Minute
+
+// maxAge is req's MaxAge, or the default.
+func (req Request) maxAge() time.Duration {
+	if req.MaxAge <= 0 {
+		return DefaultMaxAge
+	}
+	return req.MaxAge
 }
 
 // nextBindingTemplate is the one statement of the read path; %[1]s is the
@@ -66,12 +84,22 @@ type Request struct {
 //     caller asks again to find the winner's reservation.
 //   - A GA and pool under KEB's guard (minBindingsForGuard) picks nothing:
 //     guard says so, and NextBinding answers ErrGuarded.
+//   - A table computed from a snapshot older than $5 seconds (freshness, by
+//     the database's clock) picks nothing, and NextBinding answers ErrStale;
+//     a table never computed has no age and is stale.
+//   - A binding KEB's free step withdrew (WithdrawBinding) is never picked,
+//     whatever the table's age: the row may still come from a snapshot
+//     taken before KEB marked the binding dirty.
 //   - Ties go to the name first in byte order (COLLATE "C"), the order the
 //     API server lists bindings in, whatever the database's collation.
 //
 // The CTE with FOR UPDATE is MATERIALIZED so that it runs exactly once.
 const nextBindingTemplate = `
-WITH existing AS (
+WITH freshness AS (
+    SELECT extract(epoch FROM now() - max(computed_at)) AS age
+    FROM %[1]s.candidates_computed
+),
+existing AS (
     SELECT binding_name
     FROM %[1]s.binding_reservations
     WHERE instance_id = $1
@@ -90,12 +118,14 @@ picked AS MATERIALIZED (
     SELECT c.binding_name
     FROM %[1]s.binding_candidates c
     WHERE NOT EXISTS (SELECT 1 FROM existing)
+      AND (SELECT age FROM freshness) <= $5
       AND NOT (SELECT guarded FROM guard)
       AND c.global_account_id = $2
       AND c.hyperscaler_type = $3
       AND c.eu_access = $4
       AND c.selectable
       AND (c.cluster_limit IS NULL OR c.effective_count + c.reserved < c.cluster_limit)
+      AND NOT EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)
     -- A GA fills its most populated binding first (rank 1); a shared pool
     -- spreads clusters over its least used binding.
     ORDER BY CASE WHEN c.global_account_id = '' THEN c.effective_count + c.reserved ELSE c.rank END,
@@ -119,7 +149,8 @@ bumped AS (
 )
 SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM bumped)),
        (SELECT count(*) FROM picked),
-       (SELECT guarded FROM guard)`
+       (SELECT guarded FROM guard),
+       (SELECT age FROM freshness)`
 
 // NextBindingSQL returns the statement NextBinding runs, for schema.
 func NextBindingSQL(schema string) (string, error) {
@@ -160,38 +191,65 @@ const lostRaceAttempts = 3
 // neither uses a binding nor claims a new one.
 var ErrGuarded = errors.New("provisioning guarded: the global account's bindings in this pool hold no active instance (minBindingsForGuard)")
 
+// ErrStale is NextBinding's answer when the candidate table is older than
+// the Request's MaxAge, or was never computed: the job has not run for a
+// while, and KEB takes its binding the way it does without the table.
+var ErrStale = errors.New("candidate table too old to answer from")
+
+// Pick is NextBinding's answer.
+type Pick struct {
+	// Binding is the binding to provision the cluster on; "" with ClaimNew.
+	Binding string
+	// ClaimNew: none of the GA's bindings in the pool is below its limit;
+	// KEB claims a new binding from the pool, then calls RecordClaim.
+	ClaimNew bool
+	// TableAge is the age of the snapshot the table was computed from, by
+	// the database's clock, when NextBinding read it.
+	TableAge time.Duration
+}
+
 // NextBinding names the binding for req's cluster and reserves a place in
-// it, or returns claimNew when none of the GA's bindings in that pool is
+// it, or answers ClaimNew when none of the GA's bindings in that pool is
 // below its limit, in which case KEB claims a new binding from the pool. A
-// GA and pool under KEB's guard get an error that is ErrGuarded.
-func NextBinding(ctx context.Context, db Querier, req Request) (name string, claimNew bool, err error) {
+// GA and pool under KEB's guard get an error that is ErrGuarded; a table
+// older than req.MaxAge one that is ErrStale. A retry for an instance that
+// already has its binding gets that binding again, whatever the table's age.
+func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 	if strings.TrimSpace(req.InstanceID) == "" {
-		return "", false, errors.New("next binding: instance id is empty")
+		return Pick{}, errors.New("next binding: instance id is empty")
 	}
 	if strings.TrimSpace(req.HyperscalerType) == "" {
-		return "", false, fmt.Errorf("next binding for instance %q: hyperscaler type is empty", req.InstanceID)
+		return Pick{}, fmt.Errorf("next binding for instance %q: hyperscaler type is empty", req.InstanceID)
 	}
 	query, err := NextBindingSQL(req.Schema)
 	if err != nil {
-		return "", false, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
+		return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 	}
+	maxAge := req.maxAge()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var binding sql.NullString
 		var picked int
 		var guarded bool
-		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess).
-			Scan(&binding, &picked, &guarded)
+		var age sql.NullFloat64
+		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, maxAge.Seconds()).
+			Scan(&binding, &picked, &guarded, &age)
+		tableAge := time.Duration(age.Float64 * float64(time.Second))
 		switch {
 		case err != nil:
-			return "", false, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
+			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		case binding.Valid:
-			return binding.String, false, nil
+			return Pick{Binding: binding.String, TableAge: tableAge}, nil
+		case !age.Valid:
+			return Pick{}, fmt.Errorf("next binding for instance %q: the job has not computed the table yet: %w", req.InstanceID, ErrStale)
+		case tableAge > maxAge:
+			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q: table computed %s ago, more than %s: %w",
+				req.InstanceID, tableAge.Round(time.Second), maxAge, ErrStale)
 		case guarded:
-			return "", false, fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
+			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, ErrGuarded)
 		case picked == 0:
-			return "", true, nil
+			return Pick{ClaimNew: true, TableAge: tableAge}, nil
 		}
 	}
-	return "", false, fmt.Errorf("next binding for instance %q: a concurrent call for the same instance kept winning", req.InstanceID)
+	return Pick{}, fmt.Errorf("next binding for instance %q: a concurrent call for the same instance kept winning", req.InstanceID)
 }

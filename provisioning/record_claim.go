@@ -34,7 +34,12 @@ type Claim struct {
 // the same instance changes nothing; an instance that already holds a
 // reservation on another binding is refused by the caller.
 const recordClaimTemplate = `
-WITH existing AS (
+WITH cleaned AS (
+    -- A claimed binding was free, so the cleanup has wiped it since any
+    -- withdrawal: that withdrawal is over.
+    DELETE FROM %[1]s.withdrawn_bindings WHERE binding_name = $5
+),
+existing AS (
     SELECT binding_name
     FROM %[1]s.binding_reservations
     WHERE instance_id = $1

@@ -10,7 +10,8 @@ import (
 // RetireCandidate withdraws a binding about to be released from the picks
 // provisioning makes, unless something uses it: it returns the active
 // instances plus reservations on the binding, and only when that is zero
-// marks its candidate row not selectable.
+// marks its candidate row not selectable and withdraws the binding from
+// every pick, as KEB's free step does (provisioning.WithdrawBinding).
 //
 // The candidate row is locked first (FOR UPDATE), the way a pick locks it, so
 // a pick either committed before and its reservation is counted here, or it
@@ -24,7 +25,13 @@ func (s *Store) RetireCandidate(ctx context.Context, binding string) (inUse int,
 		if inUse, err = s.inUse(tx, binding); err != nil || inUse > 0 {
 			return err
 		}
-		return tx.Exec("UPDATE "+s.table("binding_candidates")+" SET selectable = false WHERE binding_name = ?", binding).Error
+		if err := tx.Exec("UPDATE "+s.table("binding_candidates")+" SET selectable = false WHERE binding_name = ?", binding).Error; err != nil {
+			return err
+		}
+		// The withdrawal outlives a candidates rewrite decided on a snapshot
+		// taken before the release marks the binding dirty.
+		return tx.Exec("INSERT INTO "+s.table("withdrawn_bindings")+" (binding_name, withdrawn_at) VALUES (?, now())"+
+			" ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = now()", binding).Error
 	})
 	return inUse, s.wrap(fmt.Sprintf("retire candidate %q", binding), err)
 }

@@ -34,8 +34,10 @@ CREATE SCHEMA hap AUTHORIZATION %[2]s;`, dbname, role)
 func kebGrants(keb string) string {
 	return fmt.Sprintf(`
 GRANT USAGE ON SCHEMA hap TO %[1]s;
-GRANT SELECT, UPDATE ON hap.binding_candidates TO %[1]s;
-GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;`, keb)
+GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
+GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;
+GRANT SELECT ON hap.candidates_computed TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;`, keb)
 }
 
 // The job does all of its work with exactly the documented rights, and the
@@ -132,9 +134,17 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 
 	// KEB's role picks through the one statement with the rights granted.
 	asKEB := sqlDB(t, pg.RoleURL(keb, rightPassword, dbname))
-	name, claimNew, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
-	if err != nil || claimNew || name != "b-1" {
-		t.Errorf("NextBinding as KEB's role: %q, claimNew=%v, %v", name, claimNew, err)
+	pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
+	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {
+		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
+	}
+	// KEB's free step and its claims, with the rights granted.
+	if err := provisioning.WithdrawBinding(ctx, asKEB, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+		t.Errorf("WithdrawBinding as KEB's role: %v", err)
+	}
+	if err := provisioning.RecordClaim(ctx, asKEB, provisioning.Claim{Request: provisioning.Request{InstanceID: "i-3", GlobalAccountID: "ga-a",
+		HyperscalerType: "aws"}, BindingName: "b-3", Limit: &two}); err != nil {
+		t.Errorf("RecordClaim as KEB's role: %v", err)
 	}
 }
 
@@ -245,7 +255,7 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 
 	// KEB's role owns the tables: its pick needs no grant.
 	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
-	if name, _, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || name != "b-1" {
-		t.Errorf("NextBinding as KEB's role: %q, %v", name, err)
+	if pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
+		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
 	}
 }

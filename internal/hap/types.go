@@ -56,6 +56,18 @@ type Binding struct {
 	Labels          Labels
 }
 
+// DirtyBindings names the bindings with a dirty label: the ones whose
+// withdrawal from the picks must hold.
+func DirtyBindings(bindings []Binding) []string {
+	var out []string
+	for _, b := range bindings {
+		if b.Dirty {
+			out = append(out, b.Name)
+		}
+	}
+	return out
+}
+
 // Claimed reports whether a GA holds the binding.
 func (b Binding) Claimed() bool { return b.GlobalAccountID != "" }
 

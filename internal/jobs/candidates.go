@@ -35,9 +35,18 @@ func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) er
 	rows := f.Candidates()
 	w.decided()
 
-	// Act.
-	if err := w.Store.ReplaceCandidates(ctx, rows, f.Absorbed, w.Now(), s.ReservationTTL.Duration); err != nil {
+	// Act. The table is as old as the snapshot it comes from, by the
+	// database's clock: the age NextBinding measures.
+	if err := w.Store.ReplaceCandidates(ctx, rows, f.Absorbed, f.SnapshotAt, s.ReservationTTL.Duration); err != nil {
 		return err
+	}
+	w.Metrics.CandidatesComputed(f.SnapshotAt)
+	ended, err := w.Store.EndWithdrawals(ctx, f.SnapshotAt, hap.DirtyBindings(f.Bindings))
+	if err != nil {
+		return fmt.Errorf("ending withdrawals the snapshot shows over: %w", err)
+	}
+	if ended > 0 {
+		w.Log.Info("withdrawals ended", zap.Int("bindings", ended))
 	}
 	full := 0
 	for _, row := range rows {

@@ -18,7 +18,10 @@ import (
 // policy and its rules). Shoots and instances are not kept one by one: the
 // tally holds all that decisions read of them.
 type Facts struct {
-	Bindings []hap.Binding
+	// SnapshotAt is the database's time just before the snapshot was read:
+	// everything KEB did before it is in the snapshot.
+	SnapshotAt time.Time
+	Bindings   []hap.Binding
 	Skipped  []hap.Skipped
 	Tally    *hap.Tally
 	Absorbed []string
@@ -47,7 +50,13 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Facts{Policy: r.Config.Policy(), Rules: rs}
+	// The database's clock before any list starts: a withdrawal or a row
+	// KEB wrote before this moment shows in what the lists return.
+	snapshotAt, err := r.Store.DatabaseTime(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the database's time: %w", err)
+	}
+	f := &Facts{SnapshotAt: snapshotAt, Policy: r.Config.Policy(), Rules: rs}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		start := r.Now()

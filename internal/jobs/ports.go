@@ -38,10 +38,18 @@ type Gardener interface {
 // Store is what the jobs need of PostgreSQL: KEB's instances, read only, and
 // the job's own tables.
 type Store interface {
+	// DatabaseTime is the database's clock, the one KEB's rows, the
+	// candidate table's age and withdrawals are timed by.
+	DatabaseTime(ctx context.Context) (time.Time, error)
 	ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error)
 	RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error)
 	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
 	ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error
+	// EndWithdrawals ends the withdrawals (provisioning.WithdrawBinding, a
+	// release's retirement) made before a snapshot taken at takenAt whose
+	// binding is not among dirty: that snapshot shows it cleaned, never
+	// marked or gone, and the candidate rows decide again.
+	EndWithdrawals(ctx context.Context, takenAt time.Time, dirty []string) (ended int, err error)
 	EmptySince(ctx context.Context) (map[string]hap.EmptySighting, error)
 	SaveEmptySince(ctx context.Context, sightings map[string]hap.EmptySighting) error
 	// RetireCandidate withdraws the binding from the picks provisioning makes

@@ -112,11 +112,11 @@ func TestAClusterArrivingBetweenDecisionAndActionPreventsTheRelease(t *testing.T
 		}
 		s.addShoot(t, landscape.ShootSpec{BindingName: "late-shoot", GlobalAccountID: "ga-shoot", RuntimeID: "rt-late", Pool: aws})
 		s.insertInstance(t, "inst-late", "ga-instance", "late-instance")
-		picked, claimNew, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
+		pick, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
 			InstanceID: "inst-pick", GlobalAccountID: "ga-pick", HyperscalerType: "aws",
 		})
-		if err != nil || claimNew || picked != "late-pick" {
-			t.Fatalf("provisioning's pick: %q, claimNew %v, %v", picked, claimNew, err)
+		if err != nil || pick.ClaimNew || pick.Binding != "late-pick" {
+			t.Fatalf("provisioning's pick: %+v, %v", pick, err)
 		}
 	}
 	before := s.versions(t)

@@ -25,6 +25,9 @@ type Metrics struct {
 	releases     *prometheus.CounterVec
 	guardTripped prometheus.Counter
 	pushFailures prometheus.Counter
+	// candidatesSnapshot is set once a candidates run has written the
+	// table: absent, not zero, until then.
+	candidatesSnapshot *prometheus.GaugeVec
 }
 
 // New registers every series on a fresh registry.
@@ -58,8 +61,12 @@ func New() *Metrics {
 		Name: "hap_reconciler_pushgateway_failures_total",
 		Help: "Pushes to the Pushgateway that failed.",
 	})
+	m.candidatesSnapshot = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: candidatesSnapshotName,
+		Help: "When the snapshot the candidate table was last computed from was taken, by the database's clock: the table's age, as provisioning.NextBinding measures it, is the time since.",
+	}, nil)
 	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
-		m.releases, m.guardTripped, m.pushFailures, fleetCollector{m}, driftCollector{m})
+		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, fleetCollector{m}, driftCollector{m})
 	return m
 }
 
@@ -77,6 +84,12 @@ func (m *Metrics) JobDone(job string, took time.Duration, err error, now time.Ti
 
 // Release counts one release attempt.
 func (m *Metrics) Release(mode, outcome string) { m.releases.WithLabelValues(mode, outcome).Inc() }
+
+// CandidatesComputed records the time of the snapshot the candidate table
+// now comes from.
+func (m *Metrics) CandidatesComputed(snapshotAt time.Time) {
+	m.candidatesSnapshot.WithLabelValues().Set(float64(snapshotAt.UnixMilli()) / 1000)
+}
 
 // GuardTripped counts a release run stopped by the global guard.
 func (m *Metrics) GuardTripped() { m.guardTripped.Inc() }

@@ -17,7 +17,10 @@ import (
 // PushJob is the Pushgateway grouping key's job label.
 const PushJob = "hap-reconciler"
 
-const lastSuccessName = "hap_reconciler_job_last_success_timestamp_seconds"
+const (
+	lastSuccessName        = "hap_reconciler_job_last_success_timestamp_seconds"
+	candidatesSnapshotName = "hap_reconciler_candidate_table_snapshot_timestamp_seconds"
+)
 
 // ErrNotCarried marks a push that went through although the previous group
 // could not be read: jobs that did not succeed in this run have no
@@ -59,8 +62,10 @@ func (m *Metrics) carryLastSuccess(ctx context.Context, url, instance string) er
 	if err != nil {
 		return fmt.Errorf("reading the previous group: %w", err)
 	}
-	previous := samples(families, lastSuccessName, map[string]string{"job": PushJob, "instance": instance}, "job_name")
-	if len(previous) == 0 {
+	group := map[string]string{"job": PushJob, "instance": instance}
+	previous := samples(families, lastSuccessName, group, "job_name")
+	previousSnapshot := samples(families, candidatesSnapshotName, group, "")
+	if len(previous) == 0 && len(previousSnapshot) == 0 {
 		return nil
 	}
 	current, err := m.Registry.Gather()
@@ -72,6 +77,11 @@ func (m *Metrics) carryLastSuccess(ctx context.Context, url, instance string) er
 		if _, ok := succeeded[job]; !ok {
 			m.lastSuccess.WithLabelValues(job).Set(at)
 		}
+	}
+	// The candidate table keeps its age whichever run pushes next: a run
+	// without the candidates job must not make the table look new or gone.
+	if at, ok := previousSnapshot[""]; ok && len(samples(current, candidatesSnapshotName, nil, "")) == 0 {
+		m.candidatesSnapshot.WithLabelValues().Set(at)
 	}
 	return nil
 }

@@ -126,11 +126,11 @@ func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	p.OneQuery, err = timePicks(requests, 0, func(i int, r pickRequest) error {
 		// Fresh instance ids: a retry with the same id would only read
 		// the earlier reservation back.
-		_, claimNew, err := provisioning.NextBinding(ctx, db, provisioning.Request{
+		pick, err := provisioning.NextBinding(ctx, db, provisioning.Request{
 			InstanceID: fmt.Sprintf("bench-pick-%06d", i), GlobalAccountID: r.ga,
 			HyperscalerType: r.pool.HyperscalerType, EUAccess: r.pool.EUAccess,
 		})
-		if claimNew && i >= pickWarmUp {
+		if pick.ClaimNew && i >= pickWarmUp {
 			p.ClaimNew++
 		}
 		return err

@@ -24,6 +24,8 @@ type Store struct {
 	// Fail makes the named method (such as "ReplaceCandidates") fail with
 	// its error, changing nothing.
 	Fail map[string]error
+	// Clock is the database's clock; nil is time.Now.
+	Clock func() time.Time
 
 	findings   map[findingKey]hap.OpenFinding
 	candidates []hap.Candidate
@@ -31,6 +33,8 @@ type Store struct {
 	empty      map[string]hap.EmptySighting
 	releases   []hap.ReleaseRecord
 	history    map[hap.Pool][]hap.PoolSample
+	// withdrawn holds the withdrawals and when each was made.
+	withdrawn map[string]time.Time
 }
 
 type findingKey struct {
@@ -41,10 +45,56 @@ type findingKey struct {
 // NewStore returns an empty store.
 func NewStore() *Store {
 	return &Store{Reserved: map[string]int{}, Fail: map[string]error{}, findings: map[findingKey]hap.OpenFinding{},
-		empty: map[string]hap.EmptySighting{}, history: map[hap.Pool][]hap.PoolSample{}}
+		empty: map[string]hap.EmptySighting{}, history: map[hap.Pool][]hap.PoolSample{}, withdrawn: map[string]time.Time{}}
 }
 
 func (s *Store) fail(method string) error { return s.Fail[method] }
+
+func (s *Store) now() time.Time {
+	if s.Clock != nil {
+		return s.Clock()
+	}
+	return time.Now()
+}
+
+func (s *Store) DatabaseTime(context.Context) (time.Time, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("DatabaseTime"); err != nil {
+		return time.Time{}, err
+	}
+	return s.now(), nil
+}
+
+// Withdraw is KEB's free step withdrawing a binding from the picks.
+func (s *Store) Withdraw(binding string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.withdrawn[binding] = s.now()
+}
+
+// Withdrawn names the bindings withdrawn from the picks, sorted.
+func (s *Store) Withdrawn() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.withdrawn))
+}
+
+func (s *Store) EndWithdrawals(_ context.Context, takenAt time.Time, dirty []string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("EndWithdrawals"); err != nil {
+		return 0, err
+	}
+	ended := 0
+	for name, at := range s.withdrawn {
+		if at.Before(takenAt) && !slices.Contains(dirty, name) {
+			delete(s.withdrawn, name)
+			ended++
+		}
+	}
+	return ended, nil
+}
 
 func (s *Store) ReadInstanceCounts(context.Context) (hap.InstanceRead, error) {
 	s.mu.Lock()
@@ -153,6 +203,7 @@ func (s *Store) RetireCandidate(_ context.Context, binding string) (int, error) 
 	n := s.inUseLocked(binding)
 	if n == 0 {
 		s.candidates = slices.DeleteFunc(s.candidates, func(c hap.Candidate) bool { return c.BindingName == binding })
+		s.withdrawn[binding] = s.now()
 	}
 	return n, nil
 }

@@ -119,7 +119,7 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 	pick := 0
 	nextBinding := func(ga string, pool hap.Pool) kebVerdict {
 		pick++
-		name, claimNew, err := provisioning.NextBinding(ctx, db, provisioning.Request{
+		got, err := provisioning.NextBinding(ctx, db, provisioning.Request{
 			InstanceID: fmt.Sprintf("parity-pick-%d", pick), GlobalAccountID: ga, HyperscalerType: pool.HyperscalerType, EUAccess: pool.EUAccess})
 		switch {
 		case errors.Is(err, provisioning.ErrGuarded):
@@ -127,7 +127,7 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		case err != nil:
 			t.Fatalf("NextBinding for %s in %s: %v", ga, pool, err)
 		}
-		return kebVerdict{binding: name, claimNew: claimNew}
+		return kebVerdict{binding: got.Binding, claimNew: got.ClaimNew}
 	}
 
 	for _, ga := range w.gas {

@@ -79,9 +79,10 @@ func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
 }
 
 func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, error) {
-	return provisioning.NextBinding(ctx, b.keb, provisioning.Request{
+	pick, err := provisioning.NextBinding(ctx, b.keb, provisioning.Request{
 		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
 	})
+	return pick.Binding, pick.ClaimNew, err
 }
 
 func (b *bed) mustPick(t *testing.T, instanceID, ga string) string {

@@ -145,11 +145,11 @@ func TestPickStaysInItsPool(t *testing.T) {
 	if err != nil || !claimNew || name != "" {
 		t.Fatalf("pick for ga-a in aws/non-EU: %q, claimNew %v, %v; want claimNew", name, claimNew, err)
 	}
-	name, claimNew, err = provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{
+	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{
 		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws", EUAccess: true,
 	})
-	if err != nil || claimNew || name != "b-eu" {
-		t.Fatalf("pick for ga-a in aws/EU: %q, claimNew %v, %v; want b-eu", name, claimNew, err)
+	if err != nil || pick.ClaimNew || pick.Binding != "b-eu" {
+		t.Fatalf("pick for ga-a in aws/EU: %+v, %v; want b-eu", pick, err)
 	}
 }
 
@@ -164,7 +164,7 @@ func TestNextBindingRefusesBadRequests(t *testing.T) {
 		{provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws", Schema: "hap;"}, `schema "hap;"`},
 	}
 	for _, c := range cases {
-		_, _, err := provisioning.NextBinding(testContext(t), b.keb, c.req)
+		_, err := provisioning.NextBinding(testContext(t), b.keb, c.req)
 		if err == nil || !strings.Contains(err.Error(), c.mention) {
 			t.Errorf("NextBinding(%+v): %v; want an error mentioning %q", c.req, err, c.mention)
 		}
@@ -180,13 +180,22 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.exec(t, fmt.Sprintf(`GRANT USAGE ON SCHEMA hap TO %[1]s;
-		GRANT SELECT, UPDATE ON hap.binding_candidates TO %[1]s;
-		GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s`, role))
+		GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
+		GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;
+		GRANT SELECT ON hap.candidates_computed TO %[1]s;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s`, role))
 	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
-	name, claimNew, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
+	pick, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
 	})
-	if err != nil || claimNew || name != "b-1" {
-		t.Fatalf("pick as %s: %q, claimNew %v, %v", role, name, claimNew, err)
+	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {
+		t.Fatalf("pick as %s: %+v, %v", role, pick, err)
+	}
+	if err := provisioning.WithdrawBinding(testContext(t), keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+		t.Fatalf("withdraw as %s: %v", role, err)
+	}
+	if err := provisioning.RecordClaim(testContext(t), keb, provisioning.Claim{Request: provisioning.Request{
+		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}, BindingName: "b-2", Limit: limit(10)}); err != nil {
+		t.Fatalf("record a claim as %s: %v", role, err)
 	}
 }

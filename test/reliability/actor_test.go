@@ -105,9 +105,10 @@ func (a *actor) provision(ctx context.Context) error {
 	c := &cluster{instanceID: fmt.Sprintf("race-%d-%d", a.seed, a.n), runtimeID: fmt.Sprintf("rt-%d-%d", a.seed, a.n),
 		ga: a.gas[a.rng.IntN(len(a.gas))]}
 	var claimNew bool
-	err := a.locked(func() (err error) {
-		c.binding, claimNew, err = provisioning.NextBinding(ctx, a.w.s.db, provisioning.Request{
+	err := a.locked(func() error {
+		pick, err := provisioning.NextBinding(ctx, a.w.s.db, provisioning.Request{
 			InstanceID: c.instanceID, GlobalAccountID: c.ga, HyperscalerType: racePool})
+		c.binding, claimNew = pick.Binding, pick.ClaimNew
 		return err
 	})
 	if err != nil {
