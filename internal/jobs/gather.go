@@ -22,12 +22,12 @@ type Facts struct {
 	// everything KEB did before it is in the snapshot.
 	SnapshotAt time.Time
 	Bindings   []hap.Binding
-	Skipped  []hap.Skipped
-	Tally    *hap.Tally
-	Absorbed []string
-	Phases   Phases
-	Policy   hap.Policy
-	Rules    rules.RuleSet
+	Skipped    []hap.Skipped
+	Tally      *hap.Tally
+	Absorbed   []string
+	Phases     Phases
+	Policy     hap.Policy
+	Rules      rules.RuleSet
 
 	candidates []hap.Candidate
 }
