@@ -56,6 +56,7 @@ func newFakeScene(t *testing.T) *fakeScene {
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}
 	cfg.Release.GracePeriod = config.Duration{}
 	s := &fakeScene{gardener: g, store: store, locker: &jobstest.Locker{}, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	store.Clock = func() time.Time { return s.now }
 	s.runner = &jobs.Runner{
 		Config: cfg,
 		Locker: s.locker,
@@ -98,7 +99,7 @@ func TestEveryJobDecidesAndActsOnTheFakes(t *testing.T) {
 	// candidates: ga-1's rank 1 is its most populated binding below the limit.
 	rows, computed := s.store.Candidates()
 	if !computed.Equal(s.now) {
-		t.Errorf("table computed at %s, want the run's clock %s", computed, s.now)
+		t.Errorf("table computed at %s, want the database's time of the snapshot %s", computed, s.now)
 	}
 	i := slices.IndexFunc(rows, func(c hap.Candidate) bool { return c.GlobalAccountID == "ga-1" && c.Rank == 1 })
 	if i < 0 || rows[i].BindingName != "aws-busy" || !rows[i].Selectable {
@@ -243,5 +244,23 @@ func TestEachJobGetsItsOwnSettings(t *testing.T) {
 	}
 	if rows, _ := s.store.Candidates(); len(rows) == 0 {
 		t.Error("candidates did not run beside a disabled release")
+	}
+}
+
+// A candidates run ends the withdrawals its snapshot shows over (made before
+// it, binding not dirty or gone) and keeps the others.
+func TestCandidatesEndWithdrawalsTheSnapshotShowsOver(t *testing.T) {
+	s := newFakeScene(t)
+	s.gardener.PutBinding("aws-dirty", map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-3", hap.LabelDirty: "true"})
+	before, after := s.now.Add(-time.Minute), s.now.Add(time.Second)
+	s.store.Withdraw("aws-dirty", before) // KEB freed it; the cleanup has not run
+	s.store.Withdraw("aws-idle", before)  // never marked after all
+	s.store.Withdraw("aws-gone", before)  // deleted from Gardener
+	s.store.Withdraw("aws-free", after)   // withdrawn after the snapshot was taken
+	if err := s.run(t, false, jobs.JobCandidates); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.store.Withdrawn(), []string{"aws-dirty", "aws-free"}; !slices.Equal(got, want) {
+		t.Fatalf("withdrawn after the run: %v, want %v", got, want)
 	}
 }

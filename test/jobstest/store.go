@@ -66,11 +66,12 @@ func (s *Store) DatabaseTime(context.Context) (time.Time, error) {
 	return s.now(), nil
 }
 
-// Withdraw is KEB's free step withdrawing a binding from the picks.
-func (s *Store) Withdraw(binding string) {
+// Withdraw is KEB's free step withdrawing a binding from the picks at a
+// time of the database's clock.
+func (s *Store) Withdraw(binding string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.withdrawn[binding] = s.now()
+	s.withdrawn[binding] = at
 }
 
 // Withdrawn names the bindings withdrawn from the picks, sorted.
