@@ -82,7 +82,11 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := s.eachCandidateRow(tx, diff.compare); err != nil {
 			return err
 		}
-		if err := s.applyCandidateChanges(tx, diff.changes()); err != nil {
+		changes := diff.changes()
+		if err := s.applyCandidateChanges(tx, changes); err != nil {
+			return err
+		}
+		if err := s.recordCandidateHistory(tx, changes, computedAt); err != nil {
 			return err
 		}
 		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
@@ -103,7 +107,10 @@ func countNames(counts map[string]int, names []string) {
 
 // candidateChanges is what a rewrite does to the table.
 type candidateChanges struct {
-	insert []candidateRow
+	// revised names the updated rows whose values changed, not only their
+	// reservations: the rows the candidate history records anew.
+	revised []string
+	insert  []candidateRow
 	// update rows hold the new values; dropped says by how much reserved
 	// goes down.
 	update  []candidateRow
@@ -137,7 +144,12 @@ func (d *candidateDiff) compare(current candidateRow) {
 		return
 	}
 	d.inTable[i] = true
-	if w := candidateRowOf(d.want[i], d.computedAt); !sameCandidate(current, w) || d.ch.dropped[w.BindingName] > 0 {
+	w := candidateRowOf(d.want[i], d.computedAt)
+	same := sameCandidate(current, w)
+	if !same {
+		d.ch.revised = append(d.ch.revised, w.BindingName)
+	}
+	if !same || d.ch.dropped[w.BindingName] > 0 {
 		d.ch.update = append(d.ch.update, w)
 	}
 }

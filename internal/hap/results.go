@@ -67,9 +67,10 @@ type Candidate struct {
 	// DBCount is, for a GA's row, the active instances that GA owns on the
 	// binding (what KEB counts); for a shared row, every active instance.
 	//
-	// EffectiveCount is what ranking uses: for a GA's row max(DBCount,
-	// ShootCount); for a shared row the shoots naming the binding in
-	// spec.credentialsBindingName, KEB's measure there.
+	// EffectiveCount is what a pick checks against the limit: for a GA's
+	// row max(DBCount, ShootCount) (a GA's rows rank by DBCount, KEB's
+	// measure); for a shared row the shoots naming the binding in
+	// spec.credentialsBindingName, KEB's measure there, which also ranks.
 	EffectiveCount int
 	// Limit is nil when the GA is not allowed several bindings (no limit).
 	Limit *int
