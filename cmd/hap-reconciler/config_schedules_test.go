@@ -14,7 +14,7 @@ import (
 // the value: the jobs' registry checks what config alone cannot.
 func TestSchedulesAreCheckedAgainstTheJobsAtStart(t *testing.T) {
 	for _, c := range []struct{ doc, want string }{
-		{"schedules:\n  purge: \"@hourly\"\n", "schedules.purge: names no job (known: drift, candidates, release, metrics)"},
+		{"schedules:\n  purge: \"@hourly\"\n", "schedules.purge: names no job (known: drift, candidates, shadow, release, metrics)"},
 		{"schedules:\n  drift: every ten minutes\n", `schedules.drift: is not a cron schedule`},
 	} {
 		path := filepath.Join(t.TempDir(), "config.yaml")

@@ -20,6 +20,7 @@ type Config struct {
 	Database   Database   `json:"database"`
 	Schedules  Schedules  `json:"schedules"`
 	Candidates Candidates `json:"candidates"`
+	Shadow     Shadow     `json:"shadow"`
 	Release    Release    `json:"release"`
 	Metrics    Metrics    `json:"metrics"`
 
@@ -102,6 +103,16 @@ type Candidates struct {
 	ReservationTTL Duration `json:"reservationTTL"`
 }
 
+// Shadow settings: KEB's own picks compared with the candidate table's.
+type Shadow struct {
+	// Window is how far back picks are compared, kept and reported.
+	Window Duration `json:"window"`
+	// MaxAge is the MaxAge KEB passes to provisioning.NextBinding: a pick
+	// made while the table was older counts as staleness, not as a
+	// difference, since NextBinding would have refused and KEB chosen.
+	MaxAge Duration `json:"maxAge"`
+}
+
 // Release settings.
 type Release struct {
 	Enabled     bool     `json:"enabled"`
@@ -128,6 +139,7 @@ func Default() Config {
 		Gardener:   Gardener{PageSize: 500, RequestTimeout: Duration{30 * time.Second}},
 		Database:   Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
 		Candidates: Candidates{ReservationTTL: Duration{time.Hour}},
+		Shadow:     Shadow{Window: Duration{7 * 24 * time.Hour}, MaxAge: Duration{provisioning.DefaultMaxAge}},
 		Release: Release{
 			Enabled:     true,
 			Mode:        ReleaseDirty,

@@ -21,6 +21,8 @@ func (c Config) Validate() error {
 		"database.connectTimeout":   c.Database.ConnectTimeout,
 		"database.statementTimeout": c.Database.StatementTimeout,
 		"candidates.reservationTTL": c.Candidates.ReservationTTL,
+		"shadow.window":             c.Shadow.Window,
+		"shadow.maxAge":             c.Shadow.MaxAge,
 	} {
 		if d.Duration <= 0 {
 			return invalid(key, d.String(), "must be a positive duration")

@@ -83,10 +83,12 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 			return err
 		}
 		changes := diff.changes()
-		if err := s.applyCandidateChanges(tx, changes); err != nil {
+		// History first: it locks no candidate row, so picks never wait
+		// for it.
+		if err := s.recordCandidateHistory(tx, changes, computedAt); err != nil {
 			return err
 		}
-		if err := s.recordCandidateHistory(tx, changes, computedAt); err != nil {
+		if err := s.applyCandidateChanges(tx, changes); err != nil {
 			return err
 		}
 		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)

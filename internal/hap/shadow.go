@@ -264,3 +264,59 @@ func limitText(limit *int) string {
 	}
 	return fmt.Sprint(*limit)
 }
+
+// ShadowInput is what the shadow job compares: KEB's placed instances since
+// a moment, and the candidate table as it stood from shortly before then on.
+type ShadowInput struct {
+	Placed   []PlacedInstance
+	Versions []CandidateVersion
+	Rewrites []Rewrite
+}
+
+// PlacedInstance is an instance row KEB wrote with its binding: the owning
+// GA (subscription_global_account_id when set, else global_account_id),
+// the binding KEB resolved and when it created the row.
+type PlacedInstance struct {
+	InstanceID      string
+	GlobalAccountID string
+	BindingName     string
+	At              time.Time
+	Compared        bool
+}
+
+// KEBPicksOf puts each placed instance in the group the binding's labels
+// say KEB picked it from: the shared pool (GA "") for a shared binding, the
+// owning GA's pool otherwise. Instances whose binding the snapshot does not
+// hold cannot be placed in a pool and are counted in unplaced.
+func KEBPicksOf(placed []PlacedInstance, bindings []Binding) (picks []KEBPick, unplaced int) {
+	byName := make(map[string]*Binding, len(bindings))
+	for i := range bindings {
+		byName[bindings[i].Name] = &bindings[i]
+	}
+	for _, p := range placed {
+		b := byName[p.BindingName]
+		if b == nil || b.OutOfPool != "" {
+			unplaced++
+			continue
+		}
+		ga := p.GlobalAccountID
+		if b.Shared {
+			ga = ""
+		}
+		picks = append(picks, KEBPick{InstanceID: p.InstanceID, GlobalAccountID: ga, Pool: b.Pool, BindingName: p.BindingName,
+			At: p.At, Compared: p.Compared})
+	}
+	return picks, unplaced
+}
+
+// ShadowTally counts compared picks by outcome.
+type ShadowTally map[string]int
+
+// Picks is every compared pick.
+func (t ShadowTally) Picks() int {
+	n := 0
+	for _, c := range t {
+		n += c
+	}
+	return n
+}

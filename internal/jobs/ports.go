@@ -69,6 +69,15 @@ type Store interface {
 	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
 	// PoolHistory returns the samples recorded since, per pool.
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
+	// ShadowInputs returns KEB's placed instances since `since` (those in
+	// the maxAge before it marked compared) and the candidate table's
+	// versions and rewrites over that time.
+	ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error)
+	// RecordShadow keeps each compared pick once and prunes what is older
+	// than retention.
+	RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error
+	// ShadowPicks returns the picks compared since `since`.
+	ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error)
 }
 
 // Ports is what every job works through: the two systems, its metrics and

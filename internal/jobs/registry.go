@@ -30,7 +30,7 @@ type Job struct {
 // Registry lists every job in the order a run executes them: candidates use
 // nothing drift writes, but an operator reading the logs sees findings
 // before the table.
-var Registry = []Job{driftJob, candidatesJob, releaseJob, metricsJob}
+var Registry = []Job{driftJob, candidatesJob, shadowJob, releaseJob, metricsJob}
 
 // AllJobs names every job in run order.
 var AllJobs = jobNames()

@@ -11,7 +11,7 @@ import (
 )
 
 func TestTheRegistryNamesEveryJobInRunOrder(t *testing.T) {
-	if want := []string{"drift", "candidates", "release", "metrics"}; !slices.Equal(jobs.AllJobs, want) {
+	if want := []string{"drift", "candidates", "shadow", "release", "metrics"}; !slices.Equal(jobs.AllJobs, want) {
 		t.Errorf("AllJobs = %v, want %v", jobs.AllJobs, want)
 	}
 	got, err := jobs.ParseJobs(" metrics, drift")
@@ -42,7 +42,7 @@ func TestCheckSchedulesNamesTheKeyAndTheValue(t *testing.T) {
 		want      []string
 	}{
 		{config.Schedules{"drift": "every ten minutes"}, []string{"schedules.drift", `"every ten minutes"`, "cron"}},
-		{config.Schedules{"purge": "@hourly"}, []string{"schedules.purge", "names no job", "drift, candidates, release, metrics"}},
+		{config.Schedules{"purge": "@hourly"}, []string{"schedules.purge", "names no job", "drift, candidates, shadow, release, metrics"}},
 	} {
 		cfg := config.Default()
 		cfg.Schedules = c.schedules

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // Metrics owns a registry of its own, so `run` pushes exactly the job's
@@ -28,6 +30,7 @@ type Metrics struct {
 	// candidatesSnapshot is set once a candidates run has written the
 	// table: absent, not zero, until then.
 	candidatesSnapshot *prometheus.GaugeVec
+	shadowPicks        *prometheus.GaugeVec
 }
 
 // New registers every series on a fresh registry.
@@ -65,8 +68,12 @@ func New() *Metrics {
 		Name: candidatesSnapshotName,
 		Help: "When the snapshot the candidate table was last computed from was taken, by the database's clock: the table's age, as provisioning.NextBinding measures it, is the time since.",
 	}, nil)
+	m.shadowPicks = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_shadow_picks",
+		Help: "KEB's picks of the shadow window (shadow.window) compared with the candidate table's answer at that moment, by outcome: agree, deviation, claim, drift, staleness.",
+	}, []string{"outcome"})
 	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
-		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, fleetCollector{m}, driftCollector{m})
+		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, m.shadowPicks, fleetCollector{m}, driftCollector{m})
 	return m
 }
 
@@ -89,6 +96,15 @@ func (m *Metrics) Release(mode, outcome string) { m.releases.WithLabelValues(mod
 // now comes from.
 func (m *Metrics) CandidatesComputed(snapshotAt time.Time) {
 	m.candidatesSnapshot.WithLabelValues().Set(float64(snapshotAt.UnixMilli()) / 1000)
+}
+
+// SetShadow replaces the counts of compared picks; every outcome is
+// exposed, 0 included, so a ratio over them is defined from the first run.
+func (m *Metrics) SetShadow(tally map[string]int) {
+	m.shadowPicks.Reset()
+	for _, outcome := range hap.ShadowOutcomes {
+		m.shadowPicks.WithLabelValues(outcome).Set(float64(tally[outcome]))
+	}
 }
 
 // GuardTripped counts a release run stopped by the global guard.

@@ -35,6 +35,9 @@ type Store struct {
 	history    map[hap.Pool][]hap.PoolSample
 	// withdrawn holds the withdrawals and when each was made.
 	withdrawn map[string]time.Time
+	// Shadow is what ShadowInputs returns; shadow the recorded results.
+	Shadow hap.ShadowInput
+	shadow map[string]hap.ShadowResult
 }
 
 type findingKey struct {
@@ -45,7 +48,8 @@ type findingKey struct {
 // NewStore returns an empty store.
 func NewStore() *Store {
 	return &Store{Reserved: map[string]int{}, Fail: map[string]error{}, findings: map[findingKey]hap.OpenFinding{},
-		empty: map[string]hap.EmptySighting{}, history: map[hap.Pool][]hap.PoolSample{}, withdrawn: map[string]time.Time{}}
+		empty: map[string]hap.EmptySighting{}, history: map[hap.Pool][]hap.PoolSample{}, withdrawn: map[string]time.Time{},
+		shadow: map[string]hap.ShadowResult{}}
 }
 
 func (s *Store) fail(method string) error { return s.Fail[method] }
@@ -304,5 +308,48 @@ func (s *Store) PoolHistory(_ context.Context, since time.Time) (map[hap.Pool][]
 		}
 		slices.SortFunc(out[pool], func(a, b hap.PoolSample) int { return a.At.Compare(b.At) })
 	}
+	return out, nil
+}
+
+// ShadowInputs returns Shadow, with the picks already recorded marked
+// compared.
+func (s *Store) ShadowInputs(context.Context, time.Time, time.Duration) (hap.ShadowInput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("ShadowInputs"); err != nil {
+		return hap.ShadowInput{}, err
+	}
+	in := s.Shadow
+	in.Placed = slices.Clone(in.Placed)
+	for i, p := range in.Placed {
+		_, in.Placed[i].Compared = s.shadow[p.InstanceID]
+	}
+	return in, nil
+}
+
+func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult, _, _ time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("RecordShadow"); err != nil {
+		return err
+	}
+	for _, r := range results {
+		if _, ok := s.shadow[r.InstanceID]; !ok {
+			s.shadow[r.InstanceID] = r
+		}
+	}
+	return nil
+}
+
+func (s *Store) ShadowPicks(_ context.Context, since time.Time) ([]hap.ShadowResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hap.ShadowResult
+	for _, r := range s.shadow {
+		if !r.At.Before(since) {
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b hap.ShadowResult) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.InstanceID, b.InstanceID)) })
 	return out, nil
 }

@@ -1,0 +1,152 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm/clause"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// placedInstancesSQL lists the instances KEB wrote with a binding since $1
+// (created_at, the database's clock), deleted ones included, each with its
+// owning GA as the counts read it and whether the shadow job compared it.
+const placedInstancesSQL = `
+SELECT i.instance_id,
+       CASE WHEN coalesce(i.subscription_global_account_id, '') <> ''
+            THEN i.subscription_global_account_id
+            ELSE i.global_account_id
+       END,
+       i.subscription_secret_name,
+       i.created_at,
+       s.instance_id IS NOT NULL
+FROM instances i
+LEFT JOIN %[1]s.shadow_picks s ON s.instance_id = i.instance_id
+WHERE i.created_at >= $1 AND coalesce(i.subscription_secret_name, '') <> ''`
+
+// ShadowInputs reads what comparing the picks since `since` needs. Picks in
+// the maxAge before it come along as already compared: the table would have
+// reserved for them, and that shapes its answers to the picks after.
+func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error) {
+	var in hap.ShadowInput
+	db := s.db.WithContext(ctx)
+	from := since.Add(-maxAge)
+	rows, err := db.Raw(fmt.Sprintf(placedInstancesSQL, s.schema), from).Rows()
+	if err != nil {
+		return in, s.wrap("read KEB's placed instances", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p hap.PlacedInstance
+		if err := rows.Scan(&p.InstanceID, &p.GlobalAccountID, &p.BindingName, &p.At, &p.Compared); err != nil {
+			return in, s.wrap("read KEB's placed instances", err)
+		}
+		p.Compared = p.Compared || p.At.Before(since)
+		in.Placed = append(in.Placed, p)
+	}
+	if err := rows.Err(); err != nil {
+		return in, s.wrap("read KEB's placed instances", err)
+	}
+
+	var rewrites []struct {
+		WrittenAt  time.Time `gorm:"column:written_at"`
+		SnapshotAt time.Time `gorm:"column:snapshot_at"`
+	}
+	if err := db.Raw(`SELECT written_at, snapshot_at FROM `+s.table("candidate_rewrites")+`
+		WHERE written_at >= (SELECT coalesce(max(written_at), '-infinity') FROM `+s.table("candidate_rewrites")+` WHERE written_at <= ?)
+		ORDER BY written_at`, from).Scan(&rewrites).Error; err != nil {
+		return in, s.wrap("read the candidate table's rewrites", err)
+	}
+	for _, r := range rewrites {
+		in.Rewrites = append(in.Rewrites, hap.Rewrite{WrittenAt: r.WrittenAt, SnapshotAt: r.SnapshotAt})
+	}
+	if len(in.Rewrites) == 0 {
+		return in, nil
+	}
+
+	var versions []historyRow
+	if err := db.Table(s.table("candidate_history")).
+		Where("valid_to IS NULL OR valid_to > ?", in.Rewrites[0].WrittenAt).Find(&versions).Error; err != nil {
+		return in, s.wrap("read the candidate history", err)
+	}
+	for _, v := range versions {
+		cv := hap.CandidateVersion{
+			Candidate: hap.Candidate{GlobalAccountID: v.GlobalAccountID, Pool: hap.Pool{HyperscalerType: v.HyperscalerType, EUAccess: v.EUAccess},
+				BindingName: v.BindingName, DBCount: v.DBCount, ShootCount: v.ShootCount, EffectiveCount: v.EffectiveCount,
+				Limit: v.ClusterLimit, Selectable: v.Selectable, Guarded: v.Guarded, Rank: v.Rank},
+			ValidFrom: v.ValidFrom,
+		}
+		if v.ValidTo != nil {
+			cv.ValidTo = *v.ValidTo
+		}
+		in.Versions = append(in.Versions, cv)
+	}
+	return in, nil
+}
+
+type shadowRow struct {
+	InstanceID      string     `gorm:"column:instance_id"`
+	GlobalAccountID string     `gorm:"column:global_account_id"`
+	HyperscalerType string     `gorm:"column:hyperscaler_type"`
+	EUAccess        bool       `gorm:"column:eu_access"`
+	KEBBinding      string     `gorm:"column:keb_binding"`
+	TableAnswer     string     `gorm:"column:table_answer"`
+	Outcome         string     `gorm:"column:outcome"`
+	Detail          string     `gorm:"column:detail"`
+	PickedAt        time.Time  `gorm:"column:picked_at"`
+	SnapshotAt      *time.Time `gorm:"column:snapshot_at"`
+}
+
+// RecordShadow keeps each compared pick once and forgets, with the history
+// that only served them, what is older than retention.
+func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error {
+	db := s.db.WithContext(ctx)
+	if len(results) > 0 {
+		rows := make([]shadowRow, len(results))
+		for i, r := range results {
+			rows[i] = shadowRow{InstanceID: r.InstanceID, GlobalAccountID: r.GlobalAccountID, HyperscalerType: r.Pool.HyperscalerType,
+				EUAccess: r.Pool.EUAccess, KEBBinding: r.KEBBinding, TableAnswer: r.Table, Outcome: r.Outcome, Detail: r.Detail, PickedAt: r.At}
+			if !r.SnapshotAt.IsZero() {
+				at := r.SnapshotAt
+				rows[i].SnapshotAt = &at
+			}
+		}
+		if err := db.Table(s.table("shadow_picks")).Clauses(clause.OnConflict{DoNothing: true}).CreateInBatches(&rows, batchSize).Error; err != nil {
+			return s.wrap("record compared picks", err)
+		}
+	}
+	keep := retention + maxAge
+	for _, prune := range []string{
+		"DELETE FROM " + s.table("shadow_picks") + " WHERE picked_at < now() - make_interval(secs => ?)",
+		"DELETE FROM " + s.table("candidate_history") + " WHERE valid_to < now() - make_interval(secs => ?)",
+		// The newest rewrite stays whatever its age: it says how old the table is.
+		"DELETE FROM " + s.table("candidate_rewrites") + " WHERE written_at < now() - make_interval(secs => ?)" +
+			" AND written_at < (SELECT max(written_at) FROM " + s.table("candidate_rewrites") + ")",
+	} {
+		if err := db.Exec(prune, keep.Seconds()).Error; err != nil {
+			return s.wrap("prune the shadow history", err)
+		}
+	}
+	return nil
+}
+
+// ShadowPicks returns the picks compared since `since`, oldest first.
+func (s *Store) ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error) {
+	var rows []shadowRow
+	if err := s.db.WithContext(ctx).Table(s.table("shadow_picks")).Where("picked_at >= ?", since).
+		Order(`picked_at, instance_id COLLATE "C"`).Find(&rows).Error; err != nil {
+		return nil, s.wrap("read compared picks", err)
+	}
+	out := make([]hap.ShadowResult, len(rows))
+	for i, r := range rows {
+		out[i] = hap.ShadowResult{InstanceID: r.InstanceID, GlobalAccountID: r.GlobalAccountID,
+			Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}, KEBBinding: r.KEBBinding, Table: r.TableAnswer,
+			Outcome: r.Outcome, Detail: r.Detail, At: r.PickedAt}
+		if r.SnapshotAt != nil {
+			out[i].SnapshotAt = *r.SnapshotAt
+		}
+	}
+	return out, nil
+}
