@@ -350,6 +350,8 @@ func (s *Store) ShadowPicks(_ context.Context, since time.Time) ([]hap.ShadowRes
 			out = append(out, r)
 		}
 	}
-	slices.SortFunc(out, func(a, b hap.ShadowResult) int { return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.InstanceID, b.InstanceID)) })
+	slices.SortFunc(out, func(a, b hap.ShadowResult) int {
+		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.InstanceID, b.InstanceID))
+	})
 	return out, nil
 }
