@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -13,44 +16,77 @@ func reportCmd(g *globals) *cobra.Command {
 		output string
 		ga     string
 		live   bool
+		shadow bool
+		since  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "Print, per GA and pool, every binding with its counts, limit, rank and drift",
 		Long: `Reads the job's tables (the candidate table and open drift findings) and prints
-them per GA and pool. With --live it gathers a fresh snapshot from Gardener and
-KEB's database and decides on it, writing nothing.`,
+them per GA and pool, with a line on how KEB's own picks compare with the
+table's. With --live it gathers a fresh snapshot from Gardener and KEB's
+database and decides on it, writing nothing. With --shadow it prints the
+comparison of KEB's own picks with the table's answers instead: how many
+agree, and every pick where they part, with both answers and why.`,
 		Example: `  hap-reconciler report --ga 3e64ebae-38b5-46a0-b1ed-9ccee153a0ae
-  hap-reconciler report --live -o json`,
+  hap-reconciler report --live -o json
+  hap-reconciler report --shadow --since 72h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
+			}
+			if shadow && live {
+				return usageError{fmt.Errorf("--shadow reads the compared picks the job stored; it does not go with --live")}
 			}
 			env, err := g.openToRead(cmd.Context(), live)
 			if err != nil {
 				return err
 			}
 			defer env.Close()
+			if since <= 0 {
+				since = env.Config.Shadow.Window.Duration
+			}
+			from := time.Now().Add(-since)
+			if shadow {
+				rep, err := report.Shadow(cmd.Context(), env.Reports, from)
+				if err != nil {
+					return err
+				}
+				return write(g, output, rep, rep.WriteTable)
+			}
 			var rep report.Report
 			if live {
 				rep, err = report.Live(cmd.Context(), env.Runner, ga)
 			} else {
 				rep, err = report.Stored(cmd.Context(), env.Reports, ga)
+				if err == nil {
+					var sh report.ShadowReport
+					sh, err = report.Shadow(cmd.Context(), env.Reports, from)
+					sh.Differences = nil
+					rep.Shadow = &sh
+				}
 			}
 			if err != nil {
 				return err
 			}
-			if output == "json" {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			return rep.WriteTable(g.stdout)
+			return write(g, output, rep, rep.WriteTable)
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
 	cmd.Flags().StringVar(&ga, "ga", "", "only this global account")
 	cmd.Flags().BoolVar(&live, "live", false, "compute a fresh snapshot instead of reading the job's tables; writes nothing")
+	cmd.Flags().BoolVar(&shadow, "shadow", false, "print how KEB's own picks compare with the candidate table's answers, with every difference")
+	cmd.Flags().DurationVar(&since, "since", 0, "how far back KEB's picks are counted (default: shadow.window of the configuration, 168h)")
 	return cmd
+}
+
+// write prints v as JSON or through table.
+func write(g *globals, output string, v any, table func(io.Writer) error) error {
+	if output == "json" {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return table(g.stdout)
 }

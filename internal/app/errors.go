@@ -1,6 +1,8 @@
 package app
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
@@ -197,5 +199,10 @@ func (r explainingReports) Candidates(ctx context.Context, ga string) ([]hap.Sto
 
 func (r explainingReports) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error) {
 	rows, err := r.Store.OpenFindings(ctx, ga)
+	return rows, explainDatabase(err, r.schema)
+}
+
+func (r explainingReports) ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error) {
+	rows, err := r.Store.ShadowPicks(ctx, since)
 	return rows, explainDatabase(err, r.schema)
 }

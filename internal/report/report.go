@@ -26,6 +26,9 @@ type Report struct {
 	ComputedAt time.Time     `json:"computedAt"`
 	Groups     []ReportGroup `json:"groups"`
 	Other      []hap.Finding `json:"otherFindings"`
+	// Shadow counts KEB's own picks compared with the table (stored
+	// reports only); `report --shadow` lists the differences.
+	Shadow *ShadowReport `json:"shadow,omitempty"`
 }
 
 // ReportGroup is one (GA, pool). GlobalAccountID is empty for a shared pool.
@@ -62,6 +65,7 @@ type ReportRow struct {
 type Store interface {
 	Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error)
 	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
+	ShadowStore
 }
 
 // Stored reads the last run's candidate table and open findings.
@@ -223,6 +227,9 @@ func (rep Report) WriteTable(out io.Writer) error {
 		if g.Deviation != "" {
 			fmt.Fprintf(out, "\nGA %s, pool %s: rank 1 differs from KEB's own choice: %s\n", g.GlobalAccountID, g.HyperscalerType, g.Deviation)
 		}
+	}
+	if rep.Shadow != nil {
+		fmt.Fprintf(out, "\nKEB's own picks against the table: %s\n", rep.Shadow.Summary())
 	}
 	if len(rep.Other) == 0 {
 		return nil
