@@ -250,7 +250,8 @@ func shadowVerdict(rows []shadowRow, table Choice, keb string) (outcome, detail 
 		return ShadowClaim, fmt.Sprintf("KEB took %s, which the table did not list for the global account and pool; the table answers %s", keb, table)
 	}
 	r := rows[i]
-	if r.Limit != nil && r.ShootCount >= *r.Limit {
+	// The deviation: KEB's count left room, Gardener's shoots did not.
+	if r.Limit != nil && r.ShootCount >= *r.Limit && r.DBCount < *r.Limit {
 		return ShadowDeviation, fmt.Sprintf("KEB took %s with %d shoot(s) in Gardener, at or above its limit %d (KEB counts %d instance(s)); the table answers %s",
 			keb, r.ShootCount, *r.Limit, r.DBCount, table)
 	}

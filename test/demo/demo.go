@@ -135,6 +135,9 @@ func demo(ctx context.Context, opts options, n narrator, getenv func(string) str
 	if err := tellStory(ctx, n, env, rep, databaseURL); err != nil {
 		return err
 	}
+	if err := showShadow(ctx, n, env, databaseURL); err != nil {
+		return err
+	}
 	if err := showPools(ctx, n, env); err != nil {
 		return err
 	}

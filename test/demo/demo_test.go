@@ -68,6 +68,13 @@ func TestDemoShowsThePlantedDriftTheSpreadGAsChoiceAndTheWouldRelease(t *testing
 			if !strings.Contains(out, "GLOBAL ACCOUNT") || !strings.Contains(out, "Drift on bindings that are no candidates") {
 				t.Error("the report table is not printed")
 			}
+			shadow := section(out, "==> KEB's own picks against the table, as `hap-reconciler report --shadow` prints them")
+			if len(shadow) == 0 || !strings.Contains(shadow[0], "KEB made 2 pick(s); the candidate table would have made the same pick in 1 (50.0%). drift: 1.") ||
+				!slices.ContainsFunc(shadow, func(l string) bool {
+					return strings.Contains(l, "demo-keb-pick-2") && strings.Contains(l, spreadFull) && strings.Contains(l, "drift")
+				}) {
+				t.Errorf("the shadow comparison of KEB's own picks:\n%s", strings.Join(shadow, "\n"))
+			}
 			pools := section(out, "==> Pools, as `hap-reconciler pools --live` prints them")
 			if !slices.ContainsFunc(pools, regexp.MustCompile(`^pool aws: \d+ free, 2\.0 a day claimed over 8 recorded runs: [0-9.]+ days left$`).MatchString) {
 				t.Errorf("the pool view lacks aws's estimate from the recorded runs:\n%s", strings.Join(pools, "\n"))
