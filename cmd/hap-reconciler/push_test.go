@@ -54,6 +54,10 @@ func TestRunPushesTheKEBMetricsToARealPushgateway(t *testing.T) {
 	if len(succeeded) != len(jobs.AllJobs) {
 		t.Fatalf("last success after a good run: %v, want one per job", succeeded)
 	}
+	snapshot := values(families, "hap_reconciler_candidate_table_snapshot_timestamp_seconds", group)
+	if len(snapshot) != 1 {
+		t.Fatalf("the candidate table's snapshot time after a good run: %v, want one series", snapshot)
+	}
 
 	// A failing run replaces the group, yet the gateway still says when each
 	// job last succeeded: the stale-job alert keeps its input.
@@ -69,6 +73,10 @@ func TestRunPushesTheKEBMetricsToARealPushgateway(t *testing.T) {
 	}
 	if got := values(families, lastSuccess, group); !maps.Equal(got, succeeded) {
 		t.Errorf("last success after a failed run:\n got %v\nwant %v (carried from the good run)", got, succeeded)
+	}
+	// The table keeps its age: the stale-table alert keeps its input.
+	if got := values(families, "hap_reconciler_candidate_table_snapshot_timestamp_seconds", group); !maps.Equal(got, snapshot) {
+		t.Errorf("the candidate table's snapshot time after a failed run:\n got %v\nwant %v (carried from the good run)", got, snapshot)
 	}
 }
 
