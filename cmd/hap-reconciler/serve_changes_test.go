@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,7 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	waitFor(t, "the table after the first fill", func() bool { return reflect.DeepEqual(s.candidateRows(t), want) })
 
 	// A burst: a GA claims a free binding, a shoot goes away, a binding's
-	// labels put it in no pool.
+	// labels put it in no pool, KEB's free step marks the empty one dirty.
 	client, err := dynamic.NewForConfig(bed.Kube.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +51,7 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	}
 	label("ali-free-1", hap.LabelTenantName, "ga-ali")
 	label("ali-b", hap.LabelDirty, "false")
+	label("ali-c", hap.LabelDirty, "true")
 	shoots := client.Resource(testbed.ShootsResource).Namespace(s.World.Namespace)
 	if err := shoots.Delete(testContext(t), shootOf(t, shoots, "ali-a"), metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -60,6 +62,9 @@ func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 		t.Fatal("the burst changed nothing a full run decides: the test proves nothing")
 	}
 	waitFor(t, "the table after the burst", func() bool { return reflect.DeepEqual(s.candidateRows(t), want) })
+	if slices.ContainsFunc(want, func(c hap.Candidate) bool { return c.BindingName == "ali-c" }) {
+		t.Error("the binding marked dirty is still a candidate")
+	}
 }
 
 // shootOf names one shoot of binding.
