@@ -159,7 +159,8 @@ func fleetTruth(t *testing.T, l *landscape.Landscape) []*dto.MetricFamily {
 	t.Helper()
 	truth := hap.NewTally(l.Snapshot())
 	m := metrics.New()
-	m.SetFleet(metrics.FleetOf(truth, hap.DecideCandidates(truth, policy(t, plantedConfig)), nil))
+	candidates := hap.DecideCandidates(truth, policy(t, plantedConfig))
+	m.SetFleet(hap.FleetOf(truth, candidates, hap.DecidePools(truth, candidates), nil))
 	families, err := m.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/metrics"
 )
 
 // JobDrift names the drift job.
@@ -38,9 +37,7 @@ func (w *Work) drift(ctx context.Context, f *Facts) error {
 	if err != nil {
 		return err
 	}
-	series := make([]metrics.DriftSeries, len(open))
-	for i, o := range open {
-		series[i] = metrics.DriftSeries{Finding: o.Finding, FirstSeen: o.FirstSeen}
+	for _, o := range open {
 		w.Log.Warn("drift",
 			zap.String("binding", o.BindingName),
 			zap.String("kind", string(o.Kind)),
@@ -51,7 +48,7 @@ func (w *Work) drift(ctx context.Context, f *Facts) error {
 			zap.Time("firstSeen", o.FirstSeen),
 			zap.String("detail", o.Detail))
 	}
-	w.Metrics.SetDrift(series)
+	w.Metrics.SetDrift(open)
 	w.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
 	return nil
 }

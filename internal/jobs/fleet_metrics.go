@@ -5,7 +5,6 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/metrics"
 )
 
 // JobMetrics names the metrics job.
@@ -38,9 +37,9 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 	if err != nil {
 		return err
 	}
-	fleet := metrics.FleetOf(f.Tally, candidates, f.Skipped)
+	fleet := hap.FleetOf(f.Tally, candidates, stats, f.Skipped)
 	for _, row := range BuildPoolView(stats, f.Rules, history, now) {
-		fleet.Pools = append(fleet.Pools, metrics.PoolSeries{
+		fleet.Pools = append(fleet.Pools, hap.PoolFigures{
 			Key: row.Key(), Rules: row.Rules, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
 			SharedBindings: row.SharedBindings, NearlyFull: len(row.NearlyFull), DaysLeft: row.DaysLeft,
 		})

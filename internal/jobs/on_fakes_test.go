@@ -30,6 +30,7 @@ type fakeScene struct {
 	store    *jobstest.Store
 	locker   *jobstest.Locker
 	runner   *jobs.Runner
+	metrics  *metrics.Metrics
 	now      time.Time
 }
 
@@ -57,10 +58,11 @@ func newFakeScene(t *testing.T) *fakeScene {
 	cfg.Release.GracePeriod = config.Duration{}
 	s := &fakeScene{gardener: g, store: store, locker: &jobstest.Locker{}, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	store.Clock = func() time.Time { return s.now }
+	s.metrics = metrics.New()
 	s.runner = &jobs.Runner{
 		Config: cfg,
 		Locker: s.locker,
-		Ports: jobs.Ports{Gardener: g, Store: store, Metrics: metrics.New(), Log: zaptest.NewLogger(t),
+		Ports: jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
 			Now: func() time.Time { return s.now }},
 	}
 	return s
@@ -124,7 +126,7 @@ func TestEveryJobDecidesAndActsOnTheFakes(t *testing.T) {
 	if samples := history[hap.Pool{HyperscalerType: "aws"}]; len(samples) != 1 || samples[0].Free != 1 {
 		t.Errorf("aws pool history %+v, want one sample with 1 free binding", samples)
 	}
-	if n, err := testutil.GatherAndCount(s.runner.Metrics.Registry, "keb_credentials_bindings_per_ga"); err != nil || n == 0 {
+	if n, err := testutil.GatherAndCount(s.metrics.Registry, "keb_credentials_bindings_per_ga"); err != nil || n == 0 {
 		t.Errorf("keb_credentials_bindings_per_ga: %d series, %v", n, err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/metrics"
 )
 
 // Gardener is what the jobs need of the Gardener API. Lists page through the
@@ -80,12 +79,24 @@ type Store interface {
 	ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error)
 }
 
+// Metrics is what the jobs report: each run's figures, replaced whole, and
+// what came of each job and release.
+type Metrics interface {
+	JobDone(job string, took time.Duration, err error, now time.Time)
+	SetFleet(hap.Fleet)
+	SetDrift(open []hap.OpenFinding)
+	CandidatesComputed(snapshotAt time.Time)
+	SetShadow(tally map[string]int)
+	Release(mode, outcome string)
+	GuardTripped()
+}
+
 // Ports is what every job works through: the two systems, its metrics and
 // log, and the one clock of the run.
 type Ports struct {
 	Gardener Gardener
 	Store    Store
-	Metrics  *metrics.Metrics
+	Metrics  Metrics
 	Log      *zap.Logger
 	Now      func() time.Time
 }

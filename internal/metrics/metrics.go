@@ -17,8 +17,8 @@ import (
 type Metrics struct {
 	Registry *prometheus.Registry
 
-	fleet atomic.Pointer[Fleet]
-	drift atomic.Pointer[[]DriftSeries]
+	fleet atomic.Pointer[hap.Fleet]
+	drift atomic.Pointer[[]hap.OpenFinding]
 
 	lastSuccess  *prometheus.GaugeVec
 	lastFailure  *prometheus.GaugeVec
@@ -73,7 +73,7 @@ func New() *Metrics {
 		Help: "KEB's picks of the shadow window (shadow.window) compared with the candidate table's answer at that moment, by outcome: agree, deviation, claim, drift, staleness.",
 	}, []string{"outcome"})
 	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
-		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, m.shadowPicks, fleetCollector{m}, driftCollector{m})
+		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, m.shadowPicks, newFamilyCollector(m))
 	return m
 }
 
@@ -115,7 +115,16 @@ func (m *Metrics) PushFailed() { m.pushFailures.Inc() }
 
 // SetFleet replaces every fleet series at once: series of bindings or GAs
 // that disappeared are gone, and a scrape never sees half of two runs.
-func (m *Metrics) SetFleet(f Fleet) { m.fleet.Store(&f) }
+func (m *Metrics) SetFleet(f hap.Fleet) { m.fleet.Store(&f) }
 
-// SetDrift replaces every drift series at once.
-func (m *Metrics) SetDrift(d []DriftSeries) { m.drift.Store(&d) }
+// SetDrift replaces every drift series at once with the open findings.
+func (m *Metrics) SetDrift(open []hap.OpenFinding) { m.drift.Store(&open) }
+
+// current is the view the fleet families read.
+func (m *Metrics) current() view {
+	v := view{fleet: m.fleet.Load()}
+	if d := m.drift.Load(); d != nil {
+		v.drift = *d
+	}
+	return v
+}
