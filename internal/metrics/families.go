@@ -106,8 +106,8 @@ var fleetFamilies = []family{
 		},
 	},
 	{
-		name: "hap_reconciler_pool_credentials_bindings",
-		help: "CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
+		name:   "hap_reconciler_pool_credentials_bindings",
+		help:   "CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
 		labels: append(poolKeyLabels[:4:4], "state"),
 		samples: func(v view, emit func(float64, ...string)) {
 			eachPool(v, func(p hap.PoolFigures, labels []string) {
