@@ -141,9 +141,11 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	}
 }
 
-// schedules is the configuration's schedules block.
+// schedules is the configuration's schedules block; the shadow job runs
+// on the candidates' schedule, the table it compares with.
 func schedules(drift, candidates, release, metrics string) string {
-	return fmt.Sprintf("schedules:\n  drift: %q\n  candidates: %q\n  release: %q\n  metrics: %q\n", drift, candidates, release, metrics)
+	return fmt.Sprintf("schedules:\n  drift: %q\n  candidates: %q\n  shadow: %q\n  release: %q\n  metrics: %q\n",
+		drift, candidates, candidates, release, metrics)
 }
 
 // scrapeWhen scrapes url until cond holds and returns that scrape.
