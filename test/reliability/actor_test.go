@@ -111,6 +111,12 @@ func (a *actor) provision(ctx context.Context) error {
 		c.binding, claimNew = pick.Binding, pick.ClaimNew
 		return err
 	})
+	if errors.Is(err, provisioning.ErrStale) {
+		// No run has written the table yet: KEB takes its live path, here
+		// a claim, which is always a choice KEB may make.
+		a.note("no table yet for %s: claims", c.instanceID)
+		claimNew, err = true, nil
+	}
 	if err != nil {
 		return err
 	}
