@@ -10,17 +10,7 @@ import (
 
 // historyRow is one version of a candidate row (candidate_history).
 type historyRow struct {
-	BindingName     string     `gorm:"column:binding_name"`
-	GlobalAccountID string     `gorm:"column:global_account_id"`
-	HyperscalerType string     `gorm:"column:hyperscaler_type"`
-	EUAccess        bool       `gorm:"column:eu_access"`
-	DBCount         int        `gorm:"column:db_count"`
-	ShootCount      int        `gorm:"column:shoot_count"`
-	EffectiveCount  int        `gorm:"column:effective_count"`
-	ClusterLimit    *int       `gorm:"column:cluster_limit"`
-	Selectable      bool       `gorm:"column:selectable"`
-	Guarded         bool       `gorm:"column:guarded"`
-	Rank            int        `gorm:"column:rank"`
+	CandidateValues `gorm:"embedded"`
 	ValidFrom       time.Time  `gorm:"column:valid_from"`
 	ValidTo         *time.Time `gorm:"column:valid_to"`
 }
@@ -53,9 +43,7 @@ func (s *Store) recordCandidateHistory(tx *gorm.DB, ch candidateChanges, snapsho
 	}
 	versions := make([]historyRow, 0, len(ch.insert)+len(ch.revised))
 	record := func(r candidateRow) {
-		versions = append(versions, historyRow{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, HyperscalerType: r.HyperscalerType,
-			EUAccess: r.EUAccess, DBCount: r.DBCount, ShootCount: r.ShootCount, EffectiveCount: r.EffectiveCount, ClusterLimit: r.ClusterLimit,
-			Selectable: r.Selectable, Guarded: r.Guarded, Rank: r.Rank, ValidFrom: now})
+		versions = append(versions, historyRow{CandidateValues: r.CandidateValues, ValidFrom: now})
 	}
 	for _, r := range ch.insert {
 		record(r)

@@ -13,19 +13,25 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
+// CandidateValues are what the job decides of a candidate row: the table
+// and its history (candidate_history) both hold them.
+type CandidateValues struct {
+	BindingName     string `gorm:"column:binding_name"`
+	GlobalAccountID string `gorm:"column:global_account_id"`
+	HyperscalerType string `gorm:"column:hyperscaler_type"`
+	EUAccess        bool   `gorm:"column:eu_access"`
+	DBCount         int    `gorm:"column:db_count"`
+	ShootCount      int    `gorm:"column:shoot_count"`
+	EffectiveCount  int    `gorm:"column:effective_count"`
+	ClusterLimit    *int   `gorm:"column:cluster_limit"`
+	Selectable      bool   `gorm:"column:selectable"`
+	Guarded         bool   `gorm:"column:guarded"`
+	Rank            int    `gorm:"column:rank"`
+}
+
 type candidateRow struct {
-	BindingName     string    `gorm:"column:binding_name"`
-	GlobalAccountID string    `gorm:"column:global_account_id"`
-	HyperscalerType string    `gorm:"column:hyperscaler_type"`
-	EUAccess        bool      `gorm:"column:eu_access"`
-	DBCount         int       `gorm:"column:db_count"`
-	ShootCount      int       `gorm:"column:shoot_count"`
-	EffectiveCount  int       `gorm:"column:effective_count"`
-	ClusterLimit    *int      `gorm:"column:cluster_limit"`
+	CandidateValues `gorm:"embedded"`
 	Headroom        *int      `gorm:"column:headroom"`
-	Selectable      bool      `gorm:"column:selectable"`
-	Guarded         bool      `gorm:"column:guarded"`
-	Rank            int       `gorm:"column:rank"`
 	Reserved        int       `gorm:"column:reserved"`
 	ComputedAt      time.Time `gorm:"column:computed_at"`
 }
@@ -282,19 +288,21 @@ func indexCandidates(rows []hap.Candidate) (map[string]int, error) {
 
 func candidateRowOf(c hap.Candidate, computedAt time.Time) candidateRow {
 	return candidateRow{
-		BindingName:     c.BindingName,
-		GlobalAccountID: c.GlobalAccountID,
-		HyperscalerType: c.Pool.HyperscalerType,
-		EUAccess:        c.Pool.EUAccess,
-		DBCount:         c.DBCount,
-		ShootCount:      c.ShootCount,
-		EffectiveCount:  c.EffectiveCount,
-		ClusterLimit:    c.Limit,
-		Headroom:        c.Headroom,
-		Selectable:      c.Selectable,
-		Guarded:         c.Guarded,
-		Rank:            c.Rank,
-		ComputedAt:      computedAt,
+		CandidateValues: CandidateValues{
+			BindingName:     c.BindingName,
+			GlobalAccountID: c.GlobalAccountID,
+			HyperscalerType: c.Pool.HyperscalerType,
+			EUAccess:        c.Pool.EUAccess,
+			DBCount:         c.DBCount,
+			ShootCount:      c.ShootCount,
+			EffectiveCount:  c.EffectiveCount,
+			ClusterLimit:    c.Limit,
+			Selectable:      c.Selectable,
+			Guarded:         c.Guarded,
+			Rank:            c.Rank,
+		},
+		Headroom:   c.Headroom,
+		ComputedAt: computedAt,
 	}
 }
 
