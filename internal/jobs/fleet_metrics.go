@@ -41,7 +41,7 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 	fleet := metrics.FleetOf(f.Tally, candidates, f.Skipped)
 	for _, row := range BuildPoolView(stats, f.Rules, history, now) {
 		fleet.Pools = append(fleet.Pools, metrics.PoolSeries{
-			Key: row.Key(), Rules: row.Rules, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
+			Key: row.Key(), Rules: row.Rules, Unreachable: row.Unreachable, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
 			SharedBindings: row.SharedBindings, NearlyFull: len(row.NearlyFull), DaysLeft: row.DaysLeft,
 		})
 	}

@@ -27,8 +27,11 @@ type Fleet struct {
 // PoolSeries is one pool of the pool view: its bindings by state, the rules
 // that lead to it, and the days until it runs out (nil: not running out).
 type PoolSeries struct {
-	Key            hap.PoolKey
-	Rules          []string
+	Key   hap.PoolKey
+	Rules []string
+	// Unreachable: only entries naming "*" as an input lead here, so no
+	// real runtime does (rules.PoolRules.Unreachable).
+	Unreachable    bool
 	Free           int
 	Claimed        int
 	Dirty          int
@@ -89,8 +92,8 @@ var (
 		"Objects of the last run that could not be used and were skipped.", []string{"kind"}, nil)
 	poolLabels4  = []string{"hyperscaler_type", "eu_access", "shared", "rule"}
 	poolBindings = prometheus.NewDesc("hap_reconciler_pool_credentials_bindings",
-		"CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
-		append(poolLabels4[:4:4], "state"), nil)
+		"CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings. unreachable is \"true\" when every such entry names \"*\" as an input, which KEB reads literally, so no real runtime is sent there; absent otherwise.",
+		append(poolLabels4[:4:4], "state", "unreachable"), nil)
 	poolNearlyFull = prometheus.NewDesc("hap_reconciler_pool_nearly_full_global_accounts",
 		"Global accounts whose last selectable binding in the pool has at most a tenth of its limit left.", poolLabels4, nil)
 	poolDaysLeft = prometheus.NewDesc("hap_reconciler_pool_exhaustion_days",
@@ -143,12 +146,16 @@ func (c fleetCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, p := range f.Pools {
 		labels := []string{p.Key.HyperscalerType, strconv.FormatBool(p.Key.EUAccess), strconv.FormatBool(p.Key.Shared), strings.Join(p.Rules, "; ")}
+		unreachable := "" // an empty label is no label
+		if p.Unreachable {
+			unreachable = "true"
+		}
 		states := map[string]int{"free": p.Free, "claimed": p.Claimed, "dirty": p.Dirty}
 		if p.Key.Shared {
 			states = map[string]int{"shared": p.SharedBindings}
 		}
 		for state, n := range states {
-			ch <- prometheus.MustNewConstMetric(poolBindings, prometheus.GaugeValue, float64(n), append(labels[:4:4], state)...)
+			ch <- prometheus.MustNewConstMetric(poolBindings, prometheus.GaugeValue, float64(n), append(labels[:4:4], state, unreachable)...)
 		}
 		if !p.Key.Shared {
 			ch <- prometheus.MustNewConstMetric(poolNearlyFull, prometheus.GaugeValue, float64(p.NearlyFull), labels...)
