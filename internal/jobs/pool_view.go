@@ -27,13 +27,13 @@ type PoolRow struct {
 	// Unreachable: every rule leading here names "*" as an input, which KEB
 	// reads literally, so no real runtime is sent here and an empty pool
 	// fails no provisioning.
-	Unreachable bool `json:"unreachable"`
-	Free            int      `json:"free"`
-	Claimed         int      `json:"claimed"`
-	Dirty           int      `json:"dirty"`
-	SharedBindings  int      `json:"sharedBindings"`
-	Clusters        int      `json:"clusters"`
-	NearlyFull      []string `json:"nearlyFullGlobalAccounts"`
+	Unreachable    bool     `json:"unreachable"`
+	Free           int      `json:"free"`
+	Claimed        int      `json:"claimed"`
+	Dirty          int      `json:"dirty"`
+	SharedBindings int      `json:"sharedBindings"`
+	Clusters       int      `json:"clusters"`
+	NearlyFull     []string `json:"nearlyFullGlobalAccounts"`
 	// DaysLeft is nil while free bindings are not going down.
 	DaysLeft   *float64 `json:"daysUntilExhausted"`
 	FreePerDay float64  `json:"freeBindingsPerDay"`
