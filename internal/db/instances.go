@@ -43,9 +43,10 @@ const activeInstance = "deleted_at = '0001-01-01 00:00:00+00'"
 // countInstancesSQL is the one aggregate over KEB's table. The owning GA is
 // the subscription GA when one is set, else the instance's GA, exactly as
 // KEB's GetInstanceCountPerBinding (internal/storage/postsql/read.go) counts:
-// its condition (sub <> ” AND sub = GA) OR (global_account_id = GA AND
-// sub = ”) is NULL for a NULL subscription_global_account_id, so KEB counts
-// such an instance for no GA at all. Its owner here is hap.NoOwner: the
+// its condition, "the subscription GA is not empty and is the GA, or the
+// instance's GA is the GA and the subscription GA is empty", is NULL for a
+// NULL subscription_global_account_id, so KEB counts such an instance for no
+// GA at all. Its owner here is hap.NoOwner: the
 // binding still holds it (totals, release), no GA's count includes it. KEB's
 // table has no index on subscription_secret_name, so this is one sequential
 // scan rather than one query per binding.

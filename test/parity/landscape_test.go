@@ -35,7 +35,8 @@ var (
 )
 
 // nullOwnerSuffix marks the instances whose subscription_global_account_id
-// nullOwners sets to NULL once loaded (the landscape writes ” for none).
+// nullOwners sets to NULL once loaded (the landscape writes an empty text
+// for none).
 const nullOwnerSuffix = "-null-owner"
 
 // nullOwners sets subscription_global_account_id to NULL on the marked rows.
