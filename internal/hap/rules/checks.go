@@ -103,9 +103,9 @@ func starWarning(r Rule, attrs []string) string {
 		strings.Join(attrs, " and "), todaysForm(r))
 }
 
-// todaysForm writes the entry as the older rule form read it: each "*"
-// input left out (any region) and its region appended by the output of the
-// same name.
+// todaysForm writes in today's language what the entry meant in the older
+// rule form: each "*" input left out (any region) and that region appended
+// by the output of the same name.
 func todaysForm(r Rule) string {
 	in := r.inputs()
 	if in.platformRegion == star {
