@@ -27,7 +27,7 @@ type world struct {
 }
 
 var (
-	dedicatedPools = []hap.Pool{{HyperscalerType: "aws"}, {HyperscalerType: "aws", EUAccess: true}, {HyperscalerType: "gcp"}, {HyperscalerType: "openstack_eu-de-1"}}
+	dedicatedPools = []hap.Pool{{HyperscalerType: "aws"}, {HyperscalerType: "aws", EUAccess: true}, {HyperscalerType: "gcp"}, {HyperscalerType: "openstack_eu-de-1"}, {HyperscalerType: "gdch"}}
 	sharedPools    = []hap.Pool{{HyperscalerType: "azure"}, {HyperscalerType: "gcp", EUAccess: true}}
 	// Name stems whose text order in a collating locale differs from byte
 	// order, so ties exercise both.
