@@ -99,7 +99,7 @@ func unknownPlan(plan string) string {
 func starWarning(r Rule, attrs []string) string {
 	return fmt.Sprintf("names %s as an input; KEB (common/hyperscaler/rules) reads \"*\" literally, not as a wildcard, "+
 		"so the entry applies only to a runtime whose region is the text \"*\" and to no real runtime: a runtime no other entry "+
-		"applies to fails in KEB with no matching rule. What the older wildcard meant (any region, appended to hyperscalerType) is written %s today",
+		"applies to fails in KEB's resolve step with \"no matching rule for provisioning attributes\". What the older wildcard meant (any region, appended to hyperscalerType) is written %s today",
 		strings.Join(attrs, " and "), todaysForm(r))
 }
 
