@@ -8,7 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
@@ -18,6 +21,7 @@ func poolsCmd(g *globals) *cobra.Command {
 		output                                  string
 		live                                    bool
 		plan, platformRegion, hyperscalerRegion string
+		provider                                string
 	)
 	cmd := &cobra.Command{
 		Use:   "pools",
@@ -33,17 +37,23 @@ bindings per run); with --live it gathers a fresh snapshot (or reads
 --gardener-file) and writes nothing.
 
 With --plan it evaluates the rules for one runtime instead: the rule KEB
-applies and the pool it draws from. That needs the configuration only.`,
+applies and the pool it draws from. That needs the configuration only. The
+pool's base is the provider KEB gives the runtime: the plan's own; for trial
+--provider, else KEB's default trial provider
+(APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER, else Azure); for free
+--provider, else the platform region's, as KEB derives it from the region's
+first digit. A provider KEB would not give the runtime is refused.`,
 		Example: `  hap-reconciler pools --live
   hap-reconciler pools -o json
-  hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1`,
+  hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1
+  hap-reconciler pools --plan trial --provider gcp --platform-region cf-eu10 --hyperscaler-region europe-west3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
 			if plan != "" {
-				return g.evaluateRules(output, plan, platformRegion, hyperscalerRegion)
+				return g.evaluateRules(output, runtimeQuery{plan: plan, provider: provider, platformRegion: platformRegion, hyperscalerRegion: hyperscalerRegion})
 			}
 			env, err := g.openToRead(cmd.Context(), live)
 			if err != nil {
@@ -70,6 +80,7 @@ applies and the pool it draws from. That needs the configuration only.`,
 	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
 	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
 	cmd.Flags().StringVar(&hyperscalerRegion, "hyperscaler-region", "", "with --plan: the runtime's hyperscaler region (eu-central-1, ...)")
+	cmd.Flags().StringVar(&provider, "provider", "", "with --plan: the runtime's provider (aws, azure, gcp, ...); trial: the request's provider, else KEB's default; free: else the platform region's")
 	return cmd
 }
 
@@ -98,17 +109,28 @@ type ruleEvaluation struct {
 	Plan              string `json:"plan"`
 	PlatformRegion    string `json:"platformRegion"`
 	HyperscalerRegion string `json:"hyperscalerRegion"`
+	ProviderType      string `json:"providerType"`
 	Rule              string `json:"rule"`
 	HyperscalerType   string `json:"hyperscalerType"`
 	EUAccess          bool   `json:"euAccess"`
 	Shared            bool   `json:"shared"`
 }
 
-func (g *globals) evaluateRules(output, plan, platformRegion, hyperscalerRegion string) error {
+// runtimeQuery is the runtime `pools --plan` asks about, as the flags give it.
+type runtimeQuery struct {
+	plan, provider, platformRegion, hyperscalerRegion string
+}
+
+func (g *globals) evaluateRules(output string, q runtimeQuery) error {
 	cfg, err := g.load()
 	if err != nil {
 		return err
 	}
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	app.LogConfig(log, cfg) // the rules' warnings too: an entry with "*", a plan newer than the job
 	rs, err := cfg.RuleSet()
 	if err != nil {
 		return err
@@ -116,11 +138,16 @@ func (g *globals) evaluateRules(output, plan, platformRegion, hyperscalerRegion 
 	if len(cfg.HAP.Rule) == 0 {
 		return usageError{errors.New("--plan: no rules to evaluate: set hap.rule in --config or " + "APP_HAP_RULE_FILE_PATH")}
 	}
-	got, ok := rs.Match(plan, platformRegion, hyperscalerRegion)
-	if !ok {
-		return fmt.Errorf("no rule of hap.rule applies to plan %q, platform region %q, hyperscaler region %q: KEB fails such a provisioning", plan, platformRegion, hyperscalerRegion)
+	providerType, err := cfg.Providers.ProviderType(q.plan, q.provider, q.platformRegion)
+	if err != nil {
+		return usageError{providerRefused(err)}
 	}
-	ev := ruleEvaluation{Plan: plan, PlatformRegion: platformRegion, HyperscalerRegion: hyperscalerRegion,
+	got, ok := rs.MatchProvider(q.plan, providerType, q.platformRegion, q.hyperscalerRegion)
+	if !ok {
+		return fmt.Errorf("no rule of hap.rule applies to plan %q on %s, platform region %q, hyperscaler region %q: KEB fails such a provisioning",
+			q.plan, providerType, q.platformRegion, q.hyperscalerRegion)
+	}
+	ev := ruleEvaluation{Plan: q.plan, PlatformRegion: q.platformRegion, HyperscalerRegion: q.hyperscalerRegion, ProviderType: providerType,
 		Rule: got.Rule, HyperscalerType: got.Pool.HyperscalerType, EUAccess: got.Pool.EUAccess, Shared: got.Shared}
 	if output == "json" {
 		enc := json.NewEncoder(g.stdout)
@@ -128,6 +155,25 @@ func (g *globals) evaluateRules(output, plan, platformRegion, hyperscalerRegion 
 		enc.SetEscapeHTML(false) // rules read "->"
 		return enc.Encode(ev)
 	}
-	fmt.Fprintf(g.stdout, "rule:             %s\nhyperscalerType:  %s\neuAccess:         %t\nshared:           %t\n", ev.Rule, ev.HyperscalerType, ev.EUAccess, ev.Shared)
+	fmt.Fprintf(g.stdout, "provider:         %s\nrule:             %s\nhyperscalerType:  %s\neuAccess:         %t\nshared:           %t\n",
+		ev.ProviderType, ev.Rule, ev.HyperscalerType, ev.EUAccess, ev.Shared)
 	return nil
+}
+
+// providerRefused names the flag (or KEB's variable) whose value KEB would
+// give the runtime no provider for.
+func providerRefused(err error) error {
+	var pe *rules.ProviderError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	source := map[string]string{
+		rules.FromRequest:        "--provider",
+		rules.FromPlatformRegion: "--platform-region",
+		rules.FromTrialDefault:   config.TrialProviderEnv,
+	}[pe.Input]
+	if pe.Value == "" {
+		return fmt.Errorf("%s: plan %q: %s", source, pe.Plan, pe.Reason)
+	}
+	return fmt.Errorf("%s %q: plan %q: %s", source, pe.Value, pe.Plan, pe.Reason)
 }

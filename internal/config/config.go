@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	// RuleSource names the file hap.rule was read from when it came from
 	// KEB's rule file (APP_HAP_RULE_FILE_PATH); "" for the configuration.
 	RuleSource string `json:"-"`
+	// Providers holds KEB's default trial provider, from KEB's variable
+	// (TrialProviderEnv) when set, else KEB's default.
+	Providers rules.Providers `json:"-"`
 }
 
 // Warning is a setting the job accepts without applying it as written: a key
@@ -147,7 +151,8 @@ func Default() Config {
 			MaxPerRun:   10,
 			GuardRatio:  0.5,
 		},
-		Metrics: Metrics{Listen: ":8080"},
+		Metrics:   Metrics{Listen: ":8080"},
+		Providers: rules.DefaultProviders(),
 	}
 }
 

@@ -106,7 +106,13 @@ func envSpellings(name string) (split, plain string) {
 // the field, with its value; "" when none is set (an empty value counts as
 // not set).
 func lookupKEB(getenv func(string) string, field string) (variable, value string) {
-	for _, key := range envKeys(kebEnvName + "." + field) {
+	return lookupEnvconfig(getenv, kebEnvName+"."+field)
+}
+
+// lookupEnvconfig returns the first non-empty variable envconfig would read
+// for the dotted field name, with its value.
+func lookupEnvconfig(getenv func(string) string, name string) (variable, value string) {
+	for _, key := range envKeys(name) {
 		if v := getenv(key); v != "" {
 			return key, v
 		}

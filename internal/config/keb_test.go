@@ -55,9 +55,12 @@ func TestKEBsHapBlockLoadsVerbatimWithTheFeatureOff(t *testing.T) {
 	if len(cfg.HAP.Rule) != 11 || cfg.HAP.Rule[7] != "sap-converged-cloud(HR=*) -> S" {
 		t.Errorf("rule %q", cfg.HAP.Rule)
 	}
+	// KEB's own block keeps the older wildcard form, which today sends no
+	// real runtime anywhere: a warning naming the entry.
 	want := []Warning{{Key: limitsKey + ".gdch", Value: "0", Reason: "KEB has no limit for gdch; it applies the default"}}
-	if !reflect.DeepEqual(cfg.Warnings, want) {
-		t.Errorf("warnings\n got %+v\nwant %+v", cfg.Warnings, want)
+	if len(cfg.Warnings) != 2 || !reflect.DeepEqual(cfg.Warnings[:1], want) ||
+		cfg.Warnings[1].Key != "hap.rule[7]" || !strings.Contains(cfg.Warnings[1].Reason, "HR=*") {
+		t.Errorf("warnings\n got %+v\nwant %+v and hap.rule[7]'s HR=*", cfg.Warnings, want)
 	}
 	if !strings.HasPrefix(cfg.PolicySource, "file ") || !strings.HasSuffix(cfg.PolicySource, "keb-values-hap.yaml") {
 		t.Errorf("source %q", cfg.PolicySource)

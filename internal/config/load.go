@@ -79,10 +79,15 @@ func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
 	if err := applyEnv(&cfg, getenv); err != nil {
 		return cfg, err
 	}
+	applyTrialProvider(&cfg, getenv)
 	if err := applyRuleFile(&cfg, getenv); err != nil {
 		return cfg, err
 	}
-	return cfg, cfg.Validate()
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	cfg.Warnings = append(cfg.Warnings, cfg.ruleWarnings()...)
+	return cfg, nil
 }
 
 // Where the multi-account settings came from (Config.PolicySource).

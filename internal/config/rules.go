@@ -23,7 +23,7 @@ func (c Config) RuleSet() (rules.RuleSet, error) {
 	if len(c.HAP.Rule) == 0 {
 		return rules.RuleSet{}, nil
 	}
-	rs, problems := rules.Parse(c.HAP.Rule)
+	rs, problems := rules.ParseWith(c.HAP.Rule, rules.Options{Providers: c.Providers})
 	if len(problems) == 0 {
 		return rs, nil
 	}
@@ -36,6 +36,25 @@ func (c Config) RuleSet() (rules.RuleSet, error) {
 		source = c.RuleSource
 	}
 	return rs, &Error{Key: source, Reason: fmt.Sprintf("KEB refuses %d of the entries:\n%s", len(problems), strings.Join(lines, "\n"))}
+}
+
+// ruleWarnings turns the entries KEB accepts but the job warns about (a plan
+// outside its plan table, an input "*") into start-up warnings, each naming
+// the entry by its index in hap.rule (or in KEB's rule file).
+func (c Config) ruleWarnings() []Warning {
+	rs, err := c.RuleSet()
+	if err != nil {
+		return nil
+	}
+	source := "hap.rule"
+	if c.RuleSource != "" {
+		source = c.RuleSource + " rule"
+	}
+	var out []Warning
+	for _, w := range rs.Warnings() {
+		out = append(out, Warning{Key: fmt.Sprintf("%s[%d]", source, w.Index), Value: quote(w.Entry), Reason: w.Reason})
+	}
+	return out
 }
 
 // applyRuleFile reads the rule list from the file KEB reads when the

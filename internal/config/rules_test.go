@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 )
 
 func TestABadRuleListNamesEveryBadEntry(t *testing.T) {
@@ -15,7 +17,7 @@ hap:
     - aws
     - aws(PR=cf-eu11) -> EU
     - aws
-    - nosuchplan
+    - aws(XR=eu)
     - gcp(PR=) -> S
 `))
 	var cfgErr *Error
@@ -23,7 +25,7 @@ hap:
 		t.Fatalf("want a configuration error (exit 2), got %v", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"hap.rule[2]", `"aws"`, "hap.rule[3]", "nosuchplan", "hap.rule[4]"} {
+	for _, want := range []string{"hap.rule[2]", `"aws"`, "hap.rule[3]", "XR", "hap.rule[4]"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not name %s:\n%s", want, msg)
 		}
@@ -69,5 +71,71 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 		return ""
 	}); err == nil || !strings.Contains(err.Error(), RuleFileEnv) {
 		t.Fatalf("a missing rule file: %v", err)
+	}
+}
+
+// Entries KEB accepts but the job cannot follow fully are warnings at start,
+// each naming the entry; the list still applies.
+func TestRuleWarningsAtStart(t *testing.T) {
+	cfg, err := Load(write(t, `
+hap:
+  rule:
+    - aws
+    - newplan -> S
+    - sap-converged-cloud(HR=*) -> S
+`))
+	if err != nil {
+		t.Fatalf("a plan newer than the job's table must not stop it: %v", err)
+	}
+	want := map[string][]string{
+		"hap.rule[1]": {`"newplan -> S"`, `plan "newplan"`, rules.PlanTableSource},
+		"hap.rule[2]": {`"sap-converged-cloud(HR=*) -> S"`, "HR=*", "literally", "no real runtime"},
+	}
+	if len(cfg.Warnings) != len(want) {
+		t.Fatalf("warnings %v, want one for each of %v", cfg.Warnings, want)
+	}
+	for _, w := range cfg.Warnings {
+		for _, say := range want[w.Key] {
+			if !strings.Contains(w.String(), say) {
+				t.Errorf("warning %s does not say %s", w, say)
+			}
+		}
+		if want[w.Key] == nil {
+			t.Errorf("unexpected warning %s", w)
+		}
+	}
+}
+
+// KEB's default trial provider comes from KEB's variable, read as KEB's
+// envconfig reads it; a value KEB's trial switch lacks is a warning and
+// leaves a trial request without a provider on no pool, as in KEB.
+func TestDefaultTrialProviderFromKEBsVariable(t *testing.T) {
+	path := write(t, "hap:\n  rule: [trial -> S]\n")
+	cases := []struct {
+		env  map[string]string
+		want string // "" = no pool
+		warn bool
+	}{
+		{nil, "azure", false},
+		{map[string]string{"APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER": "GCP"}, "gcp", false},
+		{map[string]string{"app_infrastructuremanager_defaulttrialprovider": "AWS"}, "aws", false},
+		{map[string]string{"APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER": "aws"}, "", true},
+	}
+	for _, tc := range cases {
+		cfg, err := LoadWithEnv(path, func(k string) string { return tc.env[k] })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warned := len(cfg.Warnings) == 1 && strings.Contains(cfg.Warnings[0].Reason, "KEB fails every trial provisioning"); warned != tc.warn {
+			t.Errorf("%v: warnings %v", tc.env, cfg.Warnings)
+		}
+		rs, err := cfg.RuleSet()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := rs.Match("trial", "cf-eu10", "eu-central-1")
+		if ok != (tc.want != "") || got.Pool.HyperscalerType != tc.want {
+			t.Errorf("%v: trial lands in %q (%v), want %q", tc.env, got.Pool.HyperscalerType, ok, tc.want)
+		}
 	}
 }

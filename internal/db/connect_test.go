@@ -86,3 +86,25 @@ func TestScrubReplacesEverySpelling(t *testing.T) {
 		t.Errorf("an error without the password was replaced: %v", got)
 	}
 }
+
+// A password is masked where it stands as a value, never character by
+// character: a one-character password leaves the rest of the message
+// readable, wherever else its character occurs.
+func TestScrubMasksAOneCharacterPasswordAsAWholeValue(t *testing.T) {
+	secrets := spellings("a")
+	err := scrub(errors.New(`connect to postgres://keb:a@db-a.example/broker?password=a&sslmode=disable: failed: password authentication failed for user "keb" (password 'a')`), secrets)
+	want := `connect to postgres://keb:xxxxx@db-a.example/broker?password=xxxxx&sslmode=disable: failed: password authentication failed for user "keb" (password 'xxxxx')`
+	if err.Error() != want {
+		t.Fatalf("scrubbed\n got %s\nwant %s", err, want)
+	}
+	// Its escaped forms too, as a value.
+	secrets = spellings("@")
+	err = scrub(errors.New("dial postgres://keb:%40@db: refused; password=%40 at host@db"), secrets)
+	if want := "dial postgres://keb:xxxxx@db: refused; password=xxxxx at host@db"; err.Error() != want {
+		t.Fatalf("scrubbed\n got %s\nwant %s", err, want)
+	}
+	clean := errors.New(`password authentication failed for user "keb"`)
+	if got := scrub(clean, spellings("a")); got != clean {
+		t.Errorf("a message without the password as a value was replaced: %v", got)
+	}
+}

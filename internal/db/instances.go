@@ -41,17 +41,23 @@ func (Instance) TableName() string { return "instances" }
 const activeInstance = "deleted_at = '0001-01-01 00:00:00+00'"
 
 // countInstancesSQL is the one aggregate over KEB's table. The owning GA is
-// the subscription GA when one is set (NULL counts as not set). KEB's table
-// has no index on subscription_secret_name, so this is one sequential scan
-// rather than one query per binding.
+// the subscription GA when one is set, else the instance's GA, exactly as
+// KEB's GetInstanceCountPerBinding (internal/storage/postsql/read.go) counts:
+// its condition, "the subscription GA is not empty and is the GA, or the
+// instance's GA is the GA and the subscription GA is empty", is NULL for a
+// NULL subscription_global_account_id, so KEB counts such an instance for no
+// GA at all. Its owner here is hap.NoOwner: the
+// binding still holds it (totals, release), no GA's count includes it. KEB's
+// table has no index on subscription_secret_name, so this is one sequential
+// scan rather than one query per binding.
 //
 // Orderings are byte order (COLLATE "C") whatever the database's collation,
 // the order KEB's API server lists names in.
 const countInstancesSQL = `
 SELECT * FROM (
     SELECT coalesce(subscription_secret_name, '') AS binding_name,
-           CASE WHEN coalesce(subscription_global_account_id, '') <> ''
-                THEN subscription_global_account_id
+           CASE WHEN subscription_global_account_id IS NULL THEN ''
+                WHEN subscription_global_account_id <> '' THEN subscription_global_account_id
                 ELSE global_account_id
            END AS global_account_id,
            count(*) AS active,

@@ -3,21 +3,25 @@ package db
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 func TestReadInstanceCounts(t *testing.T) {
 	s, dbname := migratedStore(t)
 	insertInstances(t, dbname,
-		instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")},
+		instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", subscriptionGA: str(""), binding: str("b-1")},
 		// Deleted: not counted, whatever it references.
 		instance{id: "i-2", runtimeID: "r-2", ga: "ga-a", binding: str("b-1"), deleted: true},
 		// The subscription GA owns the account, not the instance's own GA.
 		instance{id: "i-3", runtimeID: "r-3", ga: "ga-b", subscriptionGA: str("ga-a"), binding: str("b-1")},
-		// NULL subscription GA counts as not set.
+		// NULL subscription GA: KEB's GetInstanceCountPerBinding counts the
+		// row for no GA (its condition is NULL), so it has no owner here.
 		instance{id: "i-4", runtimeID: "r-4", ga: "ga-c", binding: str("b-2")},
+		instance{id: "i-8", runtimeID: "r-8", ga: "ga-c", subscriptionGA: str(""), binding: str("b-2")},
 		// Not yet assigned, both spellings.
 		instance{id: "i-5", runtimeID: "r-5", ga: "ga-c", subscriptionGA: str(""), binding: str("")},
-		instance{id: "i-6", runtimeID: "r-6", ga: "ga-d"},
+		instance{id: "i-6", runtimeID: "r-6", ga: "ga-d", subscriptionGA: str("")},
 		// Another GA in the same binding is its own row.
 		instance{id: "i-7", runtimeID: "r-7", ga: "ga-e", subscriptionGA: str(""), binding: str("b-1")},
 	)
@@ -45,7 +49,8 @@ func TestReadInstanceCounts(t *testing.T) {
 		{"", "ga-d", 1, []string{"r-6"}},
 		{"b-1", "ga-a", 2, []string{"r-1", "r-3"}},
 		{"b-1", "ga-e", 1, []string{"r-7"}},
-		{"b-2", "ga-c", 1, []string{"r-4"}},
+		{"b-2", hap.NoOwner, 1, []string{"r-4"}},
+		{"b-2", "ga-c", 1, []string{"r-8"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("counts:\n got %v\nwant %v", got, want)

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // redactedPassword replaces a password wherever this package shows a URL or
@@ -79,8 +81,8 @@ type scrubbedError struct{ msg string }
 
 func (e *scrubbedError) Error() string { return e.msg }
 
-// scrub returns err unchanged when its text holds none of secrets, and
-// otherwise an error with each secret replaced.
+// scrub returns err unchanged when its text holds none of secrets as a whole
+// value, and otherwise an error with each such occurrence replaced.
 func scrub(err error, secrets []string) error {
 	if err == nil {
 		return nil
@@ -88,8 +90,8 @@ func scrub(err error, secrets []string) error {
 	msg := err.Error()
 	leaked := false
 	for _, s := range secrets {
-		if s != "" && strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, redactedPassword)
+		var replaced bool
+		if msg, replaced = replaceWholeValue(msg, s, redactedPassword); replaced {
 			leaked = true
 		}
 	}
@@ -97,4 +99,69 @@ func scrub(err error, secrets []string) error {
 		return err
 	}
 	return &scrubbedError{msg: msg}
+}
+
+// replaceWholeValue replaces each occurrence of value in text that stands as a
+// value of its own: opened by the text's start, a blank or one of the
+// characters a connection string or a message puts before a value
+// (user:PASSWORD, password=PASSWORD, 'PASSWORD', "PASSWORD", (PASSWORD)), and
+// closed likewise (PASSWORD@host, PASSWORD&sslmode, a quote, a blank, the
+// end). The same characters anywhere else are not the password, and masking
+// them would garble the message: a password "a" must not mask every "a".
+func replaceWholeValue(text, value, with string) (string, bool) {
+	if value == "" {
+		return text, false
+	}
+	var b strings.Builder
+	replaced := false
+	start := 0 // where the text not yet written begins
+	for from := 0; ; {
+		i := strings.Index(text[from:], value)
+		if i < 0 {
+			break
+		}
+		i += from
+		end := i + len(value)
+		if opensValue(precedingRune(text, i)) && closesValue(followingRune(text[end:])) {
+			b.WriteString(text[start:i])
+			b.WriteString(with)
+			start, from = end, end
+			replaced = true
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		from = i + size
+	}
+	b.WriteString(text[start:])
+	return b.String(), replaced
+}
+
+// opensValue reports whether r may stand right before a value; -1 is the
+// text's start.
+func opensValue(r rune) bool {
+	return r < 0 || unicode.IsSpace(r) || strings.ContainsRune(`:='"([,;`, r)
+}
+
+// closesValue reports whether r may stand right after a value; -1 is the
+// text's end.
+func closesValue(r rune) bool {
+	return r < 0 || unicode.IsSpace(r) || strings.ContainsRune(`@&'")],;#/:.`, r)
+}
+
+// precedingRune returns the rune before byte offset i of s, -1 at the start.
+func precedingRune(s string, i int) rune {
+	if i <= 0 {
+		return -1
+	}
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r
+}
+
+// followingRune returns the first rune of s, -1 when s is empty.
+func followingRune(s string) rune {
+	if s == "" {
+		return -1
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }

@@ -61,7 +61,7 @@ func driftOf(u *Usage, p Policy) []Finding {
 		}
 		for _, ga := range u.InstancesByGA.SortedGAs() {
 			out = append(out, with(KindInstanceOnMissingBinding, ga,
-				fmt.Sprintf("%d active instance(s) of GA %s reference a binding Gardener does not have", u.InstancesByGA.Of(ga), ga)))
+				fmt.Sprintf("%d active instance(s) of %s reference a binding Gardener does not have", u.InstancesByGA.Of(ga), owner(ga))))
 		}
 		return out
 	}
@@ -111,10 +111,18 @@ func crossTenant(u *Usage, b *Binding, with func(FindingKind, string, string) Fi
 			continue
 		}
 		out = append(out, with(KindCrossTenant, ga, fmt.Sprintf(
-			"binding claimed by GA %s holds %d instance(s) and %d shoot(s) of GA %s",
-			b.GlobalAccountID, u.InstancesByGA.Of(ga), u.ShootOwners.Of(ga), ga)))
+			"binding claimed by GA %s holds %d instance(s) and %d shoot(s) of %s",
+			b.GlobalAccountID, u.InstancesByGA.Of(ga), u.ShootOwners.Of(ga), owner(ga))))
 	}
 	return out
+}
+
+// owner names the owner of instances in a finding's detail.
+func owner(ga string) string {
+	if ga == NoOwner {
+		return "no GA (owner columns NULL or empty: KEB counts them for no global account)"
+	}
+	return "GA " + ga
 }
 
 func sortedKeys[V any](m map[string]V) []string {

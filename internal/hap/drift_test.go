@@ -2,6 +2,7 @@ package hap
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,21 @@ func TestOverLimitOnlyWhereALimitApplies(t *testing.T) {
 	}
 	if got := DecideDrift(f.tally(), limits(6, nil), nil); len(got) != 0 {
 		t.Fatalf("at the limit is full, not over it: %+v", got)
+	}
+}
+
+// An instance KEB counts for no GA (subscription_global_account_id NULL) on
+// a GA's binding is named as such, not as the GA "".
+func TestDriftNamesInstancesOfNoOwner(t *testing.T) {
+	f := new(fleet).binding("b", "ga", awsPool).clusters("b", "ga", 1).instances("b", NoOwner, 1)
+	got := DecideDrift(f.tally(), Policy{}, nil)
+	var detail string
+	for _, finding := range got {
+		if finding.Kind == KindCrossTenant {
+			detail = finding.Detail
+		}
+	}
+	if want := "1 instance(s) and 0 shoot(s) of no GA (owner columns NULL or empty"; !strings.Contains(detail, want) {
+		t.Fatalf("cross-tenant detail %q does not say %q (findings %+v)", detail, want, got)
 	}
 }

@@ -59,8 +59,11 @@ type BindingUsage struct {
 // rules that lead to it, and the days until it runs out (nil: not running
 // out).
 type PoolFigures struct {
-	Key            PoolKey
-	Rules          []string
+	Key   PoolKey
+	Rules []string
+	// Unreachable: only entries naming "*" as an input lead here, so no
+	// real runtime does (rules.PoolRules.Unreachable).
+	Unreachable    bool
 	Free           int
 	Claimed        int
 	Dirty          int

@@ -95,13 +95,20 @@ type Shoot struct {
 	RuntimeID        string
 }
 
+// NoOwner is the owner of instances KEB counts for no global account: its
+// GetInstanceCountPerBinding drops a row whose
+// subscription_global_account_id is NULL. No GA's own count includes them;
+// their binding still holds them.
+const NoOwner = ""
+
 // InstanceCount is one row of the aggregate over KEB's instances table: the
 // active instances of one owning GA in one binding.
 type InstanceCount struct {
 	// BindingName is subscription_secret_name; empty means "not yet assigned".
 	BindingName string
 	// GlobalAccountID is the owning GA: subscription_global_account_id when
-	// set, else global_account_id.
+	// set, else global_account_id; NoOwner when KEB counts the instances for
+	// no GA (subscription_global_account_id NULL).
 	GlobalAccountID string
 	Active          int
 	// RuntimeIDs of those active instances, to attribute shoots to GAs.

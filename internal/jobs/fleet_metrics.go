@@ -40,7 +40,7 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 	fleet := hap.FleetOf(f.Tally, candidates, stats, f.Skipped)
 	for _, row := range BuildPoolView(stats, f.Rules, history, now) {
 		fleet.Pools = append(fleet.Pools, hap.PoolFigures{
-			Key: row.Key(), Rules: row.Rules, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
+			Key: row.Key(), Rules: row.Rules, Unreachable: row.Unreachable, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
 			SharedBindings: row.SharedBindings, NearlyFull: len(row.NearlyFull), DaysLeft: row.DaysLeft,
 		})
 	}

@@ -26,7 +26,7 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 	}
 	l.AddBinding(landscape.BindingSpec{Name: "gcp-taken", Pool: gcp, GlobalAccountID: "ga-0"})
 	s := newScene(t, l, func(c *config.Config) {
-		c.HAP.Rule = []string{"gcp", "aws(PR=cf-eu11) -> EU", "azure"}
+		c.HAP.Rule = []string{"gcp", "aws(PR=cf-eu11) -> EU", "azure", "sap-converged-cloud(HR=*) -> S"}
 	})
 	metricsOnly := jobs.Options{Jobs: []string{jobs.JobMetrics}}
 	// Two claims a day: 10, 8, 6 free over three days.
@@ -61,8 +61,17 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_exhaustion_days", map[string]string{"hyperscaler_type": "gcp", "rule": "gcp"}); !ok || math.Abs(got-3) > 1e-6 {
 		t.Errorf("hap_reconciler_pool_exhaustion_days{gcp} = %v (%v), want 3", got, ok)
 	}
-	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_credentials_bindings", map[string]string{"hyperscaler_type": "azure", "rule": "azure", "state": "free"}); !ok || got != 0 {
+	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_credentials_bindings", map[string]string{"hyperscaler_type": "azure", "rule": "azure", "state": "free", "unreachable": ""}); !ok || got != 0 {
 		t.Errorf("a pool a rule names without bindings: free = %v (%v), want a 0 series", got, ok)
+	}
+	// A pool only an entry with an input "*" names gets no real runtime:
+	// listed, and labelled so that HapRulePoolWithoutBindings leaves it out.
+	unreachable := byPool[hap.PoolKey{Pool: hap.Pool{HyperscalerType: "openstack"}, Shared: true}]
+	if !unreachable.Unreachable || byPool[hap.PoolKey{Pool: hap.Pool{HyperscalerType: "azure"}}].Unreachable {
+		t.Errorf("only the pool of sap-converged-cloud(HR=*) -> S is unreachable: %+v", rows)
+	}
+	if _, ok := gaugeValue(t, s, "hap_reconciler_pool_credentials_bindings", map[string]string{"hyperscaler_type": "openstack", "shared": "true", "state": "shared", "unreachable": "true"}); !ok {
+		t.Error("the unreachable pool's series does not carry unreachable=\"true\"")
 	}
 }
 

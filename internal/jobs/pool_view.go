@@ -24,12 +24,16 @@ type PoolRow struct {
 	EUAccess        bool     `json:"euAccess"`
 	Shared          bool     `json:"shared"`
 	Rules           []string `json:"rules"`
-	Free            int      `json:"free"`
-	Claimed         int      `json:"claimed"`
-	Dirty           int      `json:"dirty"`
-	SharedBindings  int      `json:"sharedBindings"`
-	Clusters        int      `json:"clusters"`
-	NearlyFull      []string `json:"nearlyFullGlobalAccounts"`
+	// Unreachable: every rule leading here names "*" as an input, which KEB
+	// reads literally, so no real runtime is sent here and an empty pool
+	// fails no provisioning.
+	Unreachable    bool     `json:"unreachable"`
+	Free           int      `json:"free"`
+	Claimed        int      `json:"claimed"`
+	Dirty          int      `json:"dirty"`
+	SharedBindings int      `json:"sharedBindings"`
+	Clusters       int      `json:"clusters"`
+	NearlyFull     []string `json:"nearlyFullGlobalAccounts"`
 	// DaysLeft is nil while free bindings are not going down.
 	DaysLeft   *float64 `json:"daysUntilExhausted"`
 	FreePerDay float64  `json:"freeBindingsPerDay"`
@@ -63,7 +67,7 @@ func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool
 	}
 	for _, pr := range rs.Pools(existing) {
 		r := at(hap.PoolKey{Pool: pr.Pool, Shared: pr.Shared})
-		r.Rules = pr.Rules
+		r.Rules, r.Unreachable = pr.Rules, pr.Unreachable
 	}
 	out := make([]PoolRow, 0, len(rows))
 	for k, r := range rows {

@@ -107,17 +107,21 @@ var fleetFamilies = []family{
 	},
 	{
 		name:   "hap_reconciler_pool_credentials_bindings",
-		help:   "CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings.",
-		labels: append(poolKeyLabels[:4:4], "state"),
+		help:   "CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by \"; \"), empty when none does. A pool a rule names is listed with 0 even without bindings. unreachable is \"true\" when every such entry names \"*\" as an input, which KEB reads literally, so no real runtime is sent there; absent otherwise.",
+		labels: append(poolKeyLabels[:4:4], "state", "unreachable"),
 		samples: func(v view, emit func(float64, ...string)) {
 			eachPool(v, func(p hap.PoolFigures, labels []string) {
+				unreachable := "" // an empty label is no label
+				if p.Unreachable {
+					unreachable = "true"
+				}
 				if p.Key.Shared {
-					emit(float64(p.SharedBindings), append(labels, "shared")...)
+					emit(float64(p.SharedBindings), append(labels, "shared", unreachable)...)
 					return
 				}
-				emit(float64(p.Free), append(labels, "free")...)
-				emit(float64(p.Claimed), append(labels, "claimed")...)
-				emit(float64(p.Dirty), append(labels, "dirty")...)
+				emit(float64(p.Free), append(labels, "free", unreachable)...)
+				emit(float64(p.Claimed), append(labels, "claimed", unreachable)...)
+				emit(float64(p.Dirty), append(labels, "dirty", unreachable)...)
 			})
 		},
 	},

@@ -44,6 +44,7 @@ func fixture() (hap.Fleet, []hap.OpenFinding) {
 	fleet.Pools = []hap.PoolFigures{
 		{Key: hap.PoolKey{Pool: aws}, Rules: []string{"aws", "aws(PR=cf-eu11) -> EU"}, Free: 2, Claimed: 2, Dirty: 1, NearlyFull: 1, DaysLeft: &days},
 		{Key: hap.PoolKey{Pool: aws, Shared: true}, SharedBindings: 3},
+		{Key: hap.PoolKey{Pool: hap.Pool{HyperscalerType: "openstack_*"}}, Rules: []string{"sap-converged-cloud(HR=*) -> HR"}, Unreachable: true},
 	}
 	drift := []hap.OpenFinding{{Finding: hap.Finding{BindingName: "a", GlobalAccountID: "ga", Pool: aws, Kind: hap.KindCountMismatch},
 		FirstSeen: time.Unix(1e9, 0)}}
@@ -97,17 +98,21 @@ hap_reconciler_skipped_objects{kind="CredentialsBinding"} 0
 hap_reconciler_skipped_objects{kind="Shoot"} 1
 `,
 	"hap_reconciler_pool_credentials_bindings": `
-# HELP hap_reconciler_pool_credentials_bindings CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by "; "), empty when none does. A pool a rule names is listed with 0 even without bindings.
+# HELP hap_reconciler_pool_credentials_bindings CredentialsBindings of the pool by state (free, claimed, dirty, shared), as KEB's selectors read them; rule names the hap.rule entries that lead to the pool (joined by "; "), empty when none does. A pool a rule names is listed with 0 even without bindings. unreachable is "true" when every such entry names "*" as an input, which KEB reads literally, so no real runtime is sent there; absent otherwise.
 # TYPE hap_reconciler_pool_credentials_bindings gauge
-hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="",shared="true",state="shared"} 3
-hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="claimed"} 2
-hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="dirty"} 1
-hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="free"} 2
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="",shared="true",state="shared",unreachable=""} 3
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="claimed",unreachable=""} 2
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="dirty",unreachable=""} 1
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false",state="free",unreachable=""} 2
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="openstack_*",rule="sap-converged-cloud(HR=*) -> HR",shared="false",state="claimed",unreachable="true"} 0
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="openstack_*",rule="sap-converged-cloud(HR=*) -> HR",shared="false",state="dirty",unreachable="true"} 0
+hap_reconciler_pool_credentials_bindings{eu_access="false",hyperscaler_type="openstack_*",rule="sap-converged-cloud(HR=*) -> HR",shared="false",state="free",unreachable="true"} 0
 `,
 	"hap_reconciler_pool_nearly_full_global_accounts": `
 # HELP hap_reconciler_pool_nearly_full_global_accounts Global accounts whose last selectable binding in the pool has at most a tenth of its limit left.
 # TYPE hap_reconciler_pool_nearly_full_global_accounts gauge
 hap_reconciler_pool_nearly_full_global_accounts{eu_access="false",hyperscaler_type="aws",rule="aws; aws(PR=cf-eu11) -> EU",shared="false"} 1
+hap_reconciler_pool_nearly_full_global_accounts{eu_access="false",hyperscaler_type="openstack_*",rule="sap-converged-cloud(HR=*) -> HR",shared="false"} 0
 `,
 	"hap_reconciler_pool_exhaustion_days": `
 # HELP hap_reconciler_pool_exhaustion_days Days until the pool has no free binding at the claim rate of the last 14 days of recorded runs; absent while free bindings are not going down.

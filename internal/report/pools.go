@@ -39,9 +39,19 @@ func WritePoolsTable(out io.Writer, rows []jobs.PoolRow) error {
 			days = strconv.FormatFloat(*r.DaysLeft, 'f', 1, 64)
 		}
 		fmt.Fprintf(w, "%s\t%t\t%t\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.HyperscalerType, r.EUAccess, r.Shared,
-			r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, len(r.NearlyFull), days, dashIfEmpty(strings.Join(r.Rules, "; ")))
+			r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, len(r.NearlyFull), days, rulesColumn(r))
 	}
 	return w.Flush()
+}
+
+// rulesColumn lists the rules leading to the pool, and says so when only
+// entries no real runtime meets lead there.
+func rulesColumn(r jobs.PoolRow) string {
+	rules := dashIfEmpty(strings.Join(r.Rules, "; "))
+	if r.Unreachable {
+		return "UNREACHABLE (\"*\" inputs are literal, no real runtime meets them): " + rules
+	}
+	return rules
 }
 
 // WritePoolsJSON prints the pool view as JSON.

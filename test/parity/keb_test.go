@@ -150,16 +150,18 @@ func (k *keb) dedicated(ctx context.Context, ga, hyperscalerType string, eu bool
 	return kebVerdict{binding: selected}, nil
 }
 
-// countPerBinding counts the GA's active instances per binding: rows on
-// the GA's own subscription, or on no other subscription and of the GA.
+// countPerBinding counts the GA's active instances per binding with KEB's
+// condition (GetInstanceCountPerBinding in internal/storage/postsql/read.go):
+// rows on the GA's own subscription, or on an empty subscription and of the
+// GA. A NULL subscription makes the condition NULL: the row counts for no GA.
 func (k *keb) countPerBinding(ctx context.Context, ga string, names []string) (map[string]int, error) {
 	rows, err := k.db.QueryContext(ctx, `
 		SELECT subscription_secret_name, count(*)
 		FROM instances
 		WHERE subscription_secret_name = ANY($1)
 		  AND deleted_at = '0001-01-01 00:00:00+00'
-		  AND (subscription_global_account_id = $2
-		       OR ((subscription_global_account_id = '' OR subscription_global_account_id IS NULL) AND global_account_id = $2))
+		  AND ((subscription_global_account_id <> '' AND subscription_global_account_id = $2)
+		       OR (global_account_id = $2 AND subscription_global_account_id = ''))
 		GROUP BY subscription_secret_name`, names, ga)
 	if err != nil {
 		return nil, fmt.Errorf("count instances per binding: %w", err)

@@ -1,6 +1,8 @@
 package parity
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -25,12 +27,23 @@ type world struct {
 }
 
 var (
-	dedicatedPools = []hap.Pool{{HyperscalerType: "aws"}, {HyperscalerType: "aws", EUAccess: true}, {HyperscalerType: "gcp"}, {HyperscalerType: "openstack_eu-de-1"}}
+	dedicatedPools = []hap.Pool{{HyperscalerType: "aws"}, {HyperscalerType: "aws", EUAccess: true}, {HyperscalerType: "gcp"}, {HyperscalerType: "openstack_eu-de-1"}, {HyperscalerType: "gdch"}}
 	sharedPools    = []hap.Pool{{HyperscalerType: "azure"}, {HyperscalerType: "gcp", EUAccess: true}}
 	// Name stems whose text order in a collating locale differs from byte
 	// order, so ties exercise both.
 	stems = []string{"acct-1b", "acct1a", "acct-2", "acct2", "acct.3", "acct-10"}
 )
+
+// nullOwnerSuffix marks the instances whose subscription_global_account_id
+// nullOwners sets to NULL once loaded (the landscape writes an empty text
+// for none).
+const nullOwnerSuffix = "-null-owner"
+
+// nullOwners sets subscription_global_account_id to NULL on the marked rows.
+func nullOwners(ctx context.Context, db *sql.DB) error {
+	_, err := db.ExecContext(ctx, `UPDATE instances SET subscription_global_account_id = NULL WHERE instance_id LIKE '%' || $1`, nullOwnerSuffix)
+	return err
+}
 
 // randomWorld plants, for seed, GAs with several bindings per pool, label
 // values KEB's selectors read in surprising ways, instances owned through
@@ -73,6 +86,8 @@ func randomWorld(seed uint64, kebValues string) world {
 				row.DeletedAt = time.Unix(1710000000, 0)
 			case 2: // the GA's row on another GA's subscription: that GA's
 				row.SubscriptionGlobalAccountID = w.gas[rng.IntN(len(w.gas))]
+			case 3: // subscription_global_account_id NULL (see nullOwners): nobody's in KEB's count
+				row.InstanceID += nullOwnerSuffix
 			}
 			l.AddInstance(row)
 		}

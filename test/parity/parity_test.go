@@ -62,6 +62,14 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	db, err := sql.Open("pgx", loaded.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := nullOwners(ctx, db); err != nil {
+		t.Fatal(err)
+	}
 	cfg := config.Default()
 	if err := config.Parse([]byte(w.yaml), &cfg); err != nil {
 		t.Fatalf("KEB's hap block refused: %v\n%s", err, w.yaml)
@@ -106,11 +114,6 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		}
 	}
 
-	db, err := sql.Open("pgx", loaded.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	dyn, err := dynamic.NewForConfig(bed.Kube.Config())
 	if err != nil {
 		t.Fatal(err)

@@ -68,15 +68,67 @@ func rejectAmbiguous(rules []Rule, bad map[int]string) {
 	}
 }
 
-// rejectUnknownPlans marks rules for a plan KEB does not have (KEB's
-// checkPlans, first half).
-func rejectUnknownPlans(rules []Rule, bad map[int]string) {
+// entryWarnings returns, for each entry of an accepted list, what KEB accepts
+// but the job cannot follow fully or that does not do what it seems to: a
+// plan not in the plan table (unknownPlan), an input "*" (starWarning).
+func entryWarnings(rules []Rule) []EntryError {
+	var out []EntryError
 	for _, r := range rules {
-		if _, already := bad[r.Index]; already || KnownPlan(r.Plan) {
-			continue
+		var reasons []string
+		if !KnownPlan(r.Plan) {
+			reasons = append(reasons, unknownPlan(r.Plan))
 		}
-		bad[r.Index] = fmt.Sprintf("plan %q is not one of KEB's plans (%s)", r.Plan, strings.Join(Plans(), ", "))
+		if attrs := r.starInputs(); len(attrs) > 0 {
+			reasons = append(reasons, starWarning(r, attrs))
+		}
+		if len(reasons) > 0 {
+			out = append(out, EntryError{Index: r.Index, Entry: r.Text, Reason: strings.Join(reasons, "; and ")})
+		}
 	}
+	return out
+}
+
+func unknownPlan(plan string) string {
+	return fmt.Sprintf("plan %q is not in the job's plan table, taken from KEB's PlanIDsMapping (internal/broker/plans.go) at %s (%s). "+
+		"KEB refuses a list with a plan its own PlanIDsMapping lacks (checkPlans), so either KEB does not start with this list, "+
+		"or it is newer than the table and accepts it. The job keeps the entry: it applies to runtimes whose provider type "+
+		"the caller gives, but the job cannot name the pools it sends runtimes to (the pool view, its metrics and "+
+		"pool_not_in_rules do not know them)", plan, PlanTableSource, strings.Join(Plans(), ", "))
+}
+
+func starWarning(r Rule, attrs []string) string {
+	return fmt.Sprintf("names %s as an input; KEB (common/hyperscaler/rules) reads \"*\" literally, not as a wildcard, "+
+		"so the entry applies only to a runtime whose region is the text \"*\" and to no real runtime: a runtime no other entry "+
+		"applies to fails in KEB's resolve step with \"no matching rule for provisioning attributes\". What the older wildcard meant (any region, appended to hyperscalerType) is written %s today",
+		strings.Join(attrs, " and "), todaysForm(r))
+}
+
+// todaysForm writes in today's language what the entry meant in the older
+// rule form: each "*" input left out (any region) and that region appended
+// by the output of the same name.
+func todaysForm(r Rule) string {
+	in := r.inputs()
+	if in.platformRegion == star {
+		in.platformRegion = ""
+		r.AppendPlatformRegion = true
+	}
+	if in.hyperscalerRegion == star {
+		in.hyperscalerRegion = ""
+		r.AppendHyperscalerRegion = true
+	}
+	var outs []string
+	for _, o := range []struct {
+		set  bool
+		name string
+	}{{r.Shared, attrShared}, {r.EUAccess, attrEUAccess}, {r.AppendPlatformRegion, attrPlatformRegion}, {r.AppendHyperscalerRegion, attrHyperscalerRegion}} {
+		if o.set {
+			outs = append(outs, o.name)
+		}
+	}
+	if len(outs) == 0 {
+		return in.String()
+	}
+	return in.String() + " -> " + strings.Join(outs, ", ")
 }
 
 // listProblems finds what is wrong with the list as a whole: KEB refuses an

@@ -17,13 +17,15 @@
 // the pool: S asks for shared bindings, EU for euAccess bindings, PR and HR
 // append "_<platform region>" and "_<hyperscaler region>" of the runtime to
 // the hyperscalerType, whose base is the provider type of the runtime (aws,
-// azure, gcp, openstack, alicloud; see Providers). Of the entries that apply,
-// the one naming more input attributes wins. A list is refused when an entry
-// does not parse, names a plan KEB does not have, repeats the inputs of
-// another entry, or leaves a runtime to two equally specific entries (PR only
-// and HR only of the same plan, without the entry naming both); when it is
-// empty; and, at KEB's startup, when a plan KEB offers has no entry
-// (Options.RequiredPlans).
+// azure, gcp, openstack, alicloud, gdch; see Providers.ProviderType). Of the
+// entries that apply, the one naming more input attributes wins. A list is
+// refused when an entry does not parse, repeats the inputs of another entry,
+// or leaves a runtime to two equally specific entries (PR only and HR only of
+// the same plan, without the entry naming both); when it is empty; and, at
+// KEB's startup, when a plan KEB offers has no entry (Options.RequiredPlans).
+// KEB also refuses a plan its PlanIDsMapping lacks; the job warns instead
+// (RuleSet.Warnings), as it does for an input "*", which no real runtime
+// meets.
 //
 // Sources in kyma-project/kyma-environment-broker: the grammar is
 // common/hyperscaler/rules/simple_parser.go and the attribute setters beside

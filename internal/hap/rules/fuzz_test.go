@@ -9,8 +9,8 @@ import (
 
 // FuzzParse: whatever the list (entries separated by ";", as KEB's validator
 // takes them on its command line), Parse, Match and Pools never panic; every
-// error names an entry of the list by index and exact text, at most one error
-// per entry; only an empty list has an error naming no entry (no plan is
+// error and every warning names an entry of the list by index and exact
+// text, at most one error per entry; only an empty list has an error naming no entry (no plan is
 // required by default); a refused list applies to nothing; and in an accepted
 // list every entry applies to a runtime in its own regions, or a more specific
 // entry does.
@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 		"aws(PR=*, HR=test1); aws(PR=test2, HR=*); aws(PR=*, HR=t); aws(PR=*, HR=*); aws; aws(PR=test2, HR=test1)",
 		"aws(); ->; (); aws((PR=x)); aws(PR=x)y; aws)(PR=x; \vaws",
 		"trial -> S; free; sap-converged-cloud -> HR, S; nope(PR=a) -> PR",
+		"gdch; gdch(PR=*) -> EU; sap-converged-cloud(HR=*) -> S",
 		"",
 	} {
 		f.Add(seed)
@@ -59,9 +60,18 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
+		for _, w := range rs.Warnings() {
+			if w.Index < 0 || w.Index >= len(entries) || w.Entry != entries[w.Index] || w.Reason == "" {
+				t.Fatalf("warning %v does not name an entry of %q", w, entries)
+			}
+		}
 		for _, r := range rs.Rules() {
 			pr, hr := orAny(r.PlatformRegion), orAny(r.HyperscalerRegion)
-			got, ok := rs.Match(r.Plan, pr, hr)
+			provider := "a-newer-provider" // a plan the table does not have
+			if known := possibleProviders(r.Plan); known != nil {
+				provider = known[0]
+			}
+			got, ok := rs.MatchProvider(r.Plan, provider, pr, hr)
 			if !ok {
 				t.Fatalf("no entry applies to %s's own runtime (%q, %q)", r.Text, pr, hr)
 			}

@@ -79,25 +79,29 @@ func TestKEBAmbiguityCases(t *testing.T) {
 
 // TestKEBPlanCases: KEB's TestRulesService_CheckPlans and the plan case of
 // TestNewRulesService (same file), with KEB's plan names as allowed plans.
+// KEB refuses the unknown plan; the job warns instead (warnings), since the
+// plan may be one of a KEB newer than its plan table.
 func TestKEBPlanCases(t *testing.T) {
 	cases := []struct {
 		name     string
 		rules    []string
 		required []string
 		errors   int
+		warnings int
 	}{
-		{"all good", []string{"aws", "azure"}, []string{"aws", "azure"}, 0},
-		{"missing required plan", []string{"aws", "azure"}, []string{"aws", "gcp"}, 1},
-		{"not known plan", []string{"aws", "unknown-plan"}, []string{"aws"}, 1},
-		{"empty list", []string{}, nil, 1},
+		{"all good", []string{"aws", "azure"}, []string{"aws", "azure"}, 0, 0},
+		{"missing required plan", []string{"aws", "azure"}, []string{"aws", "gcp"}, 1, 0},
+		{"not known plan", []string{"aws", "unknown-plan"}, []string{"aws"}, 0, 1},
+		{"empty list", []string{}, nil, 1, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := DefaultOptions()
 			opts.RequiredPlans = tc.required
-			_, errs := ParseWith(tc.rules, opts)
-			if len(errs) != tc.errors {
-				t.Fatalf("%d errors, want %d:\n%s", len(errs), tc.errors, joinErrors(errs))
+			rs, errs := ParseWith(tc.rules, opts)
+			if len(errs) != tc.errors || len(rs.Warnings()) != tc.warnings {
+				t.Fatalf("%d errors and %d warnings, want %d and %d:\n%s\n%s", len(errs), len(rs.Warnings()), tc.errors, tc.warnings,
+					joinErrors(errs), joinErrors(rs.Warnings()))
 			}
 		})
 	}

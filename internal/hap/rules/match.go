@@ -15,19 +15,24 @@ type Result struct {
 }
 
 // Match finds the entry KEB applies to a runtime of the plan in these regions,
-// on the provider Providers gives for the plan; false when none applies (KEB
-// then fails the provisioning: there is no fallback).
+// on the provider KEB's provider values give it when its request names none
+// (Providers.ProviderType: trial on the default trial provider, free on the
+// platform region's); false when none applies (KEB then fails the
+// provisioning: there is no fallback) or KEB gives the runtime no provider.
 func (rs RuleSet) Match(plan, platformRegion, hyperscalerRegion string) (Result, bool) {
-	providerType, ok := rs.providers.ProviderType(plan)
-	if !ok {
+	providerType, err := rs.providers.ProviderType(plan, "", platformRegion)
+	if err != nil {
 		return Result{}, false
 	}
 	return rs.MatchProvider(plan, providerType, platformRegion, hyperscalerRegion)
 }
 
 // MatchProvider is Match for a runtime whose provider type the caller knows,
-// as KEB does (it passes the provider values' ProviderType): a trial request
-// naming its provider, a free runtime on Azure.
+// as KEB does: its resolve step passes the provider values' ProviderType as
+// the Hyperscaler attribute (provisioningAttributesFromOperationData in
+// internal/process/provisioning/resolve_credentials_binding.go), the base
+// ruleset.go's toResult appends the regions to. Any plan works here, one the
+// plan table does not have included.
 //
 // Of the entries of the plan that apply, KEB takes the one leaving the fewest
 // inputs open, the first in list order on a tie
@@ -56,4 +61,12 @@ func (rs RuleSet) MatchProvider(plan, providerType, platformRegion, hyperscalerR
 		},
 		Shared: r.Shared,
 	}, true
+}
+
+// MatchPool is MatchProvider in the shape provisioning.RequestFor takes
+// (provisioning.PoolMatcher): the hyperscalerType and euAccess KEB searches,
+// whether it searches the shared bindings, and whether any entry applies.
+func (rs RuleSet) MatchPool(plan, providerType, platformRegion, hyperscalerRegion string) (hyperscalerType string, euAccess, shared, ok bool) {
+	r, ok := rs.MatchProvider(plan, providerType, platformRegion, hyperscalerRegion)
+	return r.Pool.HyperscalerType, r.Pool.EUAccess, r.Shared, ok
 }

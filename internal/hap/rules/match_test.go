@@ -68,20 +68,23 @@ func TestMatchPrefersTheMostSpecificEntry(t *testing.T) {
 }
 
 func TestMatchNeedsTheProvider(t *testing.T) {
-	rules := []string{"trial -> S", "free", "aws"}
+	rules := []string{"trial -> S", "free", "aws", "gdch -> S"}
 	cases := []struct {
 		name      string
 		providers Providers
-		plan      string
+		plan, pr  string
 		want      hap.Pool
 		ok        bool
 	}{
-		{"trial on KEB's default", DefaultProviders(), "trial", hap.Pool{HyperscalerType: "azure"}, true},
-		{"trial configured to AWS", Providers{Trial: "aws", Free: "aws"}, "trial", hap.Pool{HyperscalerType: "aws"}, true},
-		{"free on its default", DefaultProviders(), "free", hap.Pool{HyperscalerType: "aws"}, true},
-		{"free without a provider", Providers{Trial: "azure"}, "free", hap.Pool{}, false},
-		{"a plan without an entry", DefaultProviders(), "gcp", hap.Pool{}, false},
-		{"a plan KEB does not have", DefaultProviders(), "nope", hap.Pool{}, false},
+		{"trial on KEB's default", DefaultProviders(), "trial", "cf-eu10", hap.Pool{HyperscalerType: "azure"}, true},
+		{"trial configured to AWS", Providers{Trial: "aws"}, "trial", "cf-eu10", hap.Pool{HyperscalerType: "aws"}, true},
+		{"trial with a default KEB's trial does not have", Providers{}, "trial", "cf-eu10", hap.Pool{}, false},
+		{"free in an AWS platform region", DefaultProviders(), "free", "cf-eu10", hap.Pool{HyperscalerType: "aws"}, true},
+		{"free in an Azure platform region", DefaultProviders(), "free", "cf-eu20", hap.Pool{HyperscalerType: "azure"}, true},
+		{"free in a GCP platform region: KEB has no free on GCP", DefaultProviders(), "free", "cf-us30", hap.Pool{}, false},
+		{"gdch on its own provider", DefaultProviders(), "gdch", "cf-eu10", hap.Pool{HyperscalerType: "gdch"}, true},
+		{"a plan without an entry", DefaultProviders(), "gcp", "cf-eu10", hap.Pool{}, false},
+		{"a plan KEB does not have", DefaultProviders(), "nope", "cf-eu10", hap.Pool{}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +92,7 @@ func TestMatchNeedsTheProvider(t *testing.T) {
 			if len(errs) != 0 {
 				t.Fatal(joinErrors(errs))
 			}
-			got, ok := rs.Match(tc.plan, "cf-eu10", "eu-central-1")
+			got, ok := rs.Match(tc.plan, tc.pr, "eu-central-1")
 			if ok != tc.ok || got.Pool != tc.want {
 				t.Fatalf("got %v (%v), want %v (%v)", got.Pool, ok, tc.want, tc.ok)
 			}
@@ -110,6 +113,9 @@ func TestRefusedListMatchesNothing(t *testing.T) {
 	}
 }
 
+// TestProviderTable: the plan table is KEB's PlanIDsMapping at
+// PlanTableSource, each plan with the provider type ValuesForPlanAndParameters
+// gives it when the request names none.
 func TestProviderTable(t *testing.T) {
 	p := DefaultProviders()
 	want := map[string]string{
@@ -118,17 +124,18 @@ func TestProviderTable(t *testing.T) {
 		"gcp": "gcp", "build-runtime-gcp": "gcp",
 		"sap-converged-cloud": "openstack",
 		"alicloud":            "alicloud", "build-runtime-alicloud": "alicloud",
+		"gdch":  "gdch",
 		"trial": "azure", "free": "aws",
 	}
 	for plan, provider := range want {
-		if got, ok := p.ProviderType(plan); !ok || got != provider {
-			t.Errorf("%s: got %q (%v), want %q", plan, got, ok, provider)
+		if got, err := p.ProviderType(plan, "", "cf-eu10"); err != nil || got != provider {
+			t.Errorf("%s: got %q (%v), want %q", plan, got, err, provider)
 		}
 	}
 	if len(Plans()) != len(want) {
 		t.Errorf("Plans() = %v, want the %d plans above", Plans(), len(want))
 	}
-	if _, ok := p.ProviderType("own_cluster"); ok {
+	if _, err := p.ProviderType("own_cluster", "", "cf-eu10"); err == nil {
 		t.Error("own_cluster has no hyperscaler account and is not in KEB's plan mapping")
 	}
 }

@@ -21,6 +21,15 @@ func DefaultOptions() Options {
 type RuleSet struct {
 	rules     []Rule
 	providers Providers
+	warnings  []EntryError
+}
+
+// Warnings are the entries KEB accepts but the job cannot follow fully, or
+// that do not do what they seem to: an entry for a plan the job's plan table
+// does not have, an entry naming "*" as an input value. One per entry, in
+// list order; the commands log them at start.
+func (rs RuleSet) Warnings() []EntryError {
+	return append([]EntryError(nil), rs.warnings...)
 }
 
 // Rules returns the entries in list order.
@@ -39,6 +48,12 @@ func Parse(entries []string) (RuleSet, []EntryError) {
 // the first kind of problem it finds (syntax, duplicates, ambiguity, plans);
 // this reports all of them, the first kind for each entry, so that one round
 // of fixes is enough.
+//
+// A plan the job's plan table does not have is a warning, not a refusal
+// (RuleSet.Warnings): KEB refuses plans outside its own PlanIDsMapping
+// (checkPlans), so such an entry is either refused by KEB too, which then
+// does not start, or written for a KEB newer than the table, which accepts
+// it; in neither case may the job stop.
 func ParseWith(entries []string, opts Options) (RuleSet, []EntryError) {
 	bad := map[int]string{}
 	var parsed []Rule
@@ -52,7 +67,6 @@ func ParseWith(entries []string, opts Options) (RuleSet, []EntryError) {
 	}
 	unique := rejectDuplicates(parsed, bad)
 	rejectAmbiguous(unique, bad)
-	rejectUnknownPlans(parsed, bad)
 
 	errs := make([]EntryError, 0, len(bad))
 	for i, reason := range bad {
@@ -63,5 +77,5 @@ func ParseWith(entries []string, opts Options) (RuleSet, []EntryError) {
 	if len(errs) > 0 {
 		return RuleSet{}, errs
 	}
-	return RuleSet{rules: parsed, providers: opts.Providers}, nil
+	return RuleSet{rules: parsed, providers: opts.Providers, warnings: entryWarnings(parsed)}, nil
 }

@@ -1,15 +1,25 @@
 package rules
 
-import "sort"
+import (
+	"sort"
+)
+
+// PlanTableSource names the KEB source the plan table below was taken from:
+// kyma-project/kyma-environment-broker at this commit (its HEAD when the table
+// was last compared; gdch came in with bb0a95c7d, "Add GDCH provider and
+// plan", 2026-06-24). A plan KEB added later is unknown here: its entries
+// are accepted with a warning that names this commit.
+const PlanTableSource = "kyma-project/kyma-environment-broker@bf89c5d51824f5fc05821341896576ce47f9ccff"
 
 // Provider types: the base of a hyperscalerType, as KEB's provider values name
-// them (ProviderType in internal/provider/*.go).
+// them (the *ProviderType constants of internal/provider/model.go).
 const (
 	ProviderAWS       = "aws"
 	ProviderAzure     = "azure"
 	ProviderGCP       = "gcp"
 	ProviderOpenStack = "openstack"
 	ProviderAlicloud  = "alicloud"
+	ProviderGDCH      = "gdch"
 )
 
 // Plans that take their provider from the request rather than from the plan.
@@ -21,7 +31,7 @@ const (
 // fixedProviders maps each plan with one provider to it, as KEB's
 // ValuesForPlanAndParameters (internal/provider/provider_values.go) picks the
 // provider values for the plan. Together with trial and free these are all the
-// plans in KEB's PlanIDsMapping (internal/broker/plans.go).
+// plans in KEB's PlanIDsMapping (internal/broker/plans.go) at PlanTableSource.
 var fixedProviders = map[string]string{
 	"aws":                    ProviderAWS,
 	"build-runtime-aws":      ProviderAWS,
@@ -34,6 +44,7 @@ var fixedProviders = map[string]string{
 	"sap-converged-cloud":    ProviderOpenStack,
 	"alicloud":               ProviderAlicloud,
 	"build-runtime-alicloud": ProviderAlicloud,
+	"gdch":                   ProviderGDCH,
 }
 
 // requestProviders lists, for the plans whose request picks the provider, every
@@ -45,39 +56,8 @@ var requestProviders = map[string][]string{
 	planFree:  {ProviderAWS, ProviderAzure},
 }
 
-// Providers holds the provider of the plans whose provider KEB's configuration
-// or the request decides. Values are provider types ("aws", "azure", "gcp").
-type Providers struct {
-	// Trial is the provider of a trial runtime whose request names none: KEB's
-	// APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER, Azure by default
-	// (broker.InfrastructureManager.DefaultTrialProvider).
-	Trial string
-	// Free is the provider of a free runtime. KEB takes it from the platform
-	// the request comes from; the default is the one provider KEB offers the
-	// free plan on by default (FreemiumProviders, default "aws", in
-	// cmd/broker's configuration).
-	Free string
-}
-
-// DefaultProviders returns KEB's defaults: trial on Azure, free on AWS.
-func DefaultProviders() Providers {
-	return Providers{Trial: ProviderAzure, Free: ProviderAWS}
-}
-
-// ProviderType returns the provider type a runtime of the plan runs on, the
-// base of its hyperscalerType, or false for a plan KEB does not have.
-func (p Providers) ProviderType(plan string) (string, bool) {
-	switch plan {
-	case planTrial:
-		return p.Trial, p.Trial != ""
-	case planFree:
-		return p.Free, p.Free != ""
-	}
-	provider, ok := fixedProviders[plan]
-	return provider, ok
-}
-
-// possibleProviders returns every provider a runtime of the plan can run on.
+// possibleProviders returns every provider a runtime of the plan can run on;
+// nil for a plan the table does not have.
 func possibleProviders(plan string) []string {
 	if providers, ok := requestProviders[plan]; ok {
 		return providers
@@ -88,14 +68,13 @@ func possibleProviders(plan string) []string {
 	return nil
 }
 
-// KnownPlan reports whether KEB has a plan of that name; KEB refuses an entry
-// for any other plan (checkPlans in ruleset.go, against PlanIDsMapping).
-// Names are compared exactly: "AWS" is not "aws".
+// KnownPlan reports whether the plan table has a plan of that name. Names are
+// compared exactly: "AWS" is not "aws".
 func KnownPlan(plan string) bool {
 	return possibleProviders(plan) != nil
 }
 
-// Plans returns KEB's plan names, sorted.
+// Plans returns the plan names of the table, sorted.
 func Plans() []string {
 	names := make([]string, 0, len(fixedProviders)+len(requestProviders))
 	for name := range fixedProviders {

@@ -13,6 +13,10 @@ type PoolRules struct {
 	Shared bool
 	// Rules are the entries' texts, in list order.
 	Rules []string
+	// Unreachable: every one of those entries names "*" as an input, so no
+	// real runtime is sent there (see Rule.starInputs); that the pool has
+	// no binding then fails no provisioning.
+	Unreachable bool
 }
 
 // Pools returns, for every pool some entry can name, the entries that name it.
@@ -27,7 +31,9 @@ type PoolRules struct {
 // pools whose euAccess is the entry's and whose hyperscalerType is the
 // provider type followed by one "_<region>" per appended region, a region
 // being a non-empty text without "_" (no platform or hyperscaler region has
-// one). The result is sorted by hyperscalerType, euAccess, then shared.
+// one). An entry of a plan the plan table does not have names no pool: its
+// provider is unknown. The result is sorted by hyperscalerType, euAccess,
+// then shared.
 func (rs RuleSet) Pools(existing []hap.Pool) []PoolRules {
 	type target struct {
 		pool   hap.Pool
@@ -35,13 +41,15 @@ func (rs RuleSet) Pools(existing []hap.Pool) []PoolRules {
 	}
 	at := map[target]int{} // where in out the target is
 	var out []PoolRules
-	add := func(pool hap.Pool, shared bool, rule string) {
+	add := func(pool hap.Pool, shared bool, r Rule) {
+		rule := r.Text
 		i, seen := at[target{pool, shared}]
 		if !seen {
 			i = len(out)
 			at[target{pool, shared}] = i
-			out = append(out, PoolRules{Pool: pool, Shared: shared})
+			out = append(out, PoolRules{Pool: pool, Shared: shared, Unreachable: true})
 		}
+		out[i].Unreachable = out[i].Unreachable && len(r.starInputs()) > 0
 		// existing may list a pool twice; an entry still leads there once.
 		if rules := out[i].Rules; len(rules) == 0 || rules[len(rules)-1] != rule {
 			out[i].Rules = append(out[i].Rules, rule)
@@ -51,12 +59,12 @@ func (rs RuleSet) Pools(existing []hap.Pool) []PoolRules {
 		for _, provider := range possibleProviders(r.Plan) {
 			pattern := r.typePattern(provider)
 			if !pattern.open() {
-				add(hap.Pool{HyperscalerType: pattern.fixed(), EUAccess: r.EUAccess}, r.Shared, r.Text)
+				add(hap.Pool{HyperscalerType: pattern.fixed(), EUAccess: r.EUAccess}, r.Shared, r)
 				continue
 			}
 			for _, pool := range existing {
 				if pool.EUAccess == r.EUAccess && pattern.matches(pool.HyperscalerType) {
-					add(pool, r.Shared, r.Text)
+					add(pool, r.Shared, r)
 				}
 			}
 		}

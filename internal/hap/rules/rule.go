@@ -37,6 +37,29 @@ func (r Rule) openInputs() int {
 	return n
 }
 
+// star is the input value KEB once read as a wildcard and now compares like
+// any other (PatternAttribute.Match in common/hyperscaler/rules/ruleset.go:
+// only an absent input matches any region), so only a runtime whose region
+// is the text "*" meets it, and no real runtime does.
+const star = "*"
+
+// starInputs returns the inputs the entry gives the value "*", as written
+// (PR=*, HR=*).
+func (r Rule) starInputs() []string {
+	var attrs []string
+	if r.PlatformRegion == star {
+		attrs = append(attrs, attrPlatformRegion+"="+star)
+	}
+	if r.HyperscalerRegion == star {
+		attrs = append(attrs, attrHyperscalerRegion+"="+star)
+	}
+	return attrs
+}
+
+// Reachable reports whether a real runtime can meet the entry's inputs: false
+// when one of them is "*" (see starInputs).
+func (r Rule) Reachable() bool { return len(r.starInputs()) == 0 }
+
 // applies reports whether the rule's inputs select a runtime in these regions;
 // the plan is compared by the caller.
 func (r Rule) applies(platformRegion, hyperscalerRegion string) bool {

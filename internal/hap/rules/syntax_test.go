@@ -6,13 +6,15 @@ import (
 )
 
 // TestEntrySyntax: one entry each, KEB's verdict from its SimpleParser
-// (simple_parser.go, the attribute setters, RemoveWhitespaces) and plan check,
-// including the parser tests of KEB's parser_test_utils.go.
+// (simple_parser.go, the attribute setters, RemoveWhitespaces), including the
+// parser tests of KEB's parser_test_utils.go. A plan outside the plan table,
+// which KEB's checkPlans refuses, is accepted with a warning (see
+// TestUnknownPlanIsAWarning).
 func TestEntrySyntax(t *testing.T) {
 	cases := []struct {
 		entry  string
 		valid  bool
-		reason string // a part of the reason, for refused entries
+		reason string // a part of the reason, for refused entries and warnings
 	}{
 		{"azure", true, ""},
 		{"azure(PR=westeurope)", true, ""},
@@ -56,19 +58,26 @@ func TestEntrySyntax(t *testing.T) {
 		{"aws->PR=cf-eu11", false, `unknown output attribute "PR=cf-eu11"`},
 		{"aws->S,S", false, "output S twice"},
 		{"aws->HR,PR,HR", false, "output HR twice"},
-		{"AWS", false, `plan "AWS" is not one of KEB's plans`},
-		{"own_cluster", false, `plan "own_cluster" is not one of KEB's plans`},
-		{"aws)(PR=x", false, `plan "aws)" is not one of KEB's plans`},
-		{"\vaws", false, "is not one of KEB's plans"}, // KEB keeps a vertical tab
+		{"AWS", true, `plan "AWS" is not in the job's plan table`},
+		{"own_cluster", true, `plan "own_cluster" is not in the job's plan table`},
+		{"aws)(PR=x", true, `plan "aws)" is not in the job's plan table`},
+		{"\vaws", true, "is not in the job's plan table"}, // KEB keeps a vertical tab
 	}
 	for _, tc := range cases {
 		t.Run(tc.entry, func(t *testing.T) {
-			_, errs := Parse([]string{tc.entry})
+			rs, errs := Parse([]string{tc.entry})
 			if (len(errs) == 0) != tc.valid {
 				t.Fatalf("valid = %v, want %v:\n%s", len(errs) == 0, tc.valid, joinErrors(errs))
 			}
 			if !tc.valid && !strings.Contains(errs[0].Reason, tc.reason) {
 				t.Fatalf("reason %q does not say %q", errs[0].Reason, tc.reason)
+			}
+			warnings := rs.Warnings()
+			if tc.valid && (len(warnings) > 0) != (tc.reason != "") {
+				t.Fatalf("warnings %v, want one saying %q", warnings, tc.reason)
+			}
+			if len(warnings) > 0 && !strings.Contains(warnings[0].Reason, tc.reason) {
+				t.Fatalf("warning %q does not say %q", warnings[0].Reason, tc.reason)
 			}
 		})
 	}
@@ -103,7 +112,7 @@ func TestEntryFields(t *testing.T) {
 // TestErrorsNameTheirEntry: one error per bad entry, in list order, each with
 // the entry's index and text; list problems last.
 func TestErrorsNameTheirEntry(t *testing.T) {
-	entries := []string{"aws", "aws(", "gcp", "gcp -> S", "nope", "aws(HR=y)", "aws(PR=x)"}
+	entries := []string{"aws", "aws(", "gcp", "gcp -> S", "nope(", "aws(HR=y)", "aws(PR=x)"}
 	opts := DefaultOptions()
 	opts.RequiredPlans = []string{"azure", "aws", "azure"}
 	_, errs := ParseWith(entries, opts)
@@ -113,7 +122,7 @@ func TestErrorsNameTheirEntry(t *testing.T) {
 	}{
 		{1, `"(" without ")"`},
 		{3, `applies to exactly the runtimes hap.rule[2] "gcp" applies to`},
-		{4, `plan "nope" is not one of KEB's plans`},
+		{4, `"(" without ")"`},
 		{6, `with hap.rule[5] "aws(HR=y)" for a runtime in platform region "x" and hyperscaler region "y" (add aws(PR=x, HR=y))`},
 		{NoEntry, `no entry for plan "azure"`},
 	}

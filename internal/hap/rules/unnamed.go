@@ -37,11 +37,3 @@ func (rs RuleSet) UnnamedPools(bindings []hap.Binding) []hap.Finding {
 	}
 	return out
 }
-
-// MatchPool is Match in the shape provisioning.RequestFor takes: the
-// hyperscalerType and euAccess KEB searches, whether it searches the shared
-// bindings, and whether any entry applies.
-func (rs RuleSet) MatchPool(plan, platformRegion, hyperscalerRegion string) (hyperscalerType string, euAccess, shared, ok bool) {
-	r, ok := rs.Match(plan, platformRegion, hyperscalerRegion)
-	return r.Pool.HyperscalerType, r.Pool.EUAccess, r.Shared, ok
-}
