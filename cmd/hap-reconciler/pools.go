@@ -12,7 +12,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -60,11 +59,14 @@ first digit. A provider KEB would not give the runtime is refused.`,
 				return err
 			}
 			defer env.Close()
-			var rows []jobs.PoolRow
+			var rows []hap.PoolRow
 			if live {
 				rows, err = report.LivePools(cmd.Context(), env.Runner)
 			} else {
-				rows, err = storedPools(cmd, env)
+				var rs rules.RuleSet
+				if rs, err = env.Config.RuleSet(); err == nil {
+					rows, err = report.StoredPools(cmd.Context(), env.Store, rs, time.Now())
+				}
 			}
 			if err != nil {
 				return err
@@ -82,26 +84,6 @@ first digit. A provider KEB would not give the runtime is refused.`,
 	cmd.Flags().StringVar(&hyperscalerRegion, "hyperscaler-region", "", "with --plan: the runtime's hyperscaler region (eu-central-1, ...)")
 	cmd.Flags().StringVar(&provider, "provider", "", "with --plan: the runtime's provider (aws, azure, gcp, ...); trial: the request's provider, else KEB's default; free: else the platform region's")
 	return cmd
-}
-
-// storedPools builds the pool view from the latest recorded sample of every
-// pool: free and claimed bindings only, as the history keeps them.
-func storedPools(cmd *cobra.Command, env *environment) ([]jobs.PoolRow, error) {
-	rs, err := env.Config.RuleSet()
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	history, err := env.Store.PoolHistory(cmd.Context(), now.Add(-jobs.ExhaustionWindow))
-	if err != nil {
-		return nil, err
-	}
-	var stats []hap.PoolStats
-	for pool, samples := range history {
-		last := samples[len(samples)-1]
-		stats = append(stats, hap.PoolStats{PoolKey: hap.PoolKey{Pool: pool}, Free: last.Free, Claimed: last.Claimed})
-	}
-	return jobs.BuildPoolView(stats, rs, history, now), nil
 }
 
 // ruleEvaluation is what `pools --plan` prints.

@@ -62,7 +62,7 @@ type PoolFigures struct {
 	Key   PoolKey
 	Rules []string
 	// Unreachable: only entries naming "*" as an input lead here, so no
-	// real runtime does (rules.PoolRules.Unreachable).
+	// real runtime does (NamedPool.Unreachable).
 	Unreachable    bool
 	Free           int
 	Claimed        int

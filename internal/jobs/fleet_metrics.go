@@ -30,15 +30,15 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 	w.decided()
 
 	// Act: record this run's sample first, so the estimate includes it.
-	if err := w.Store.RecordPoolSamples(ctx, now, stats, PoolHistoryRetention); err != nil {
+	if err := w.Store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
 		return err
 	}
-	history, err := w.Store.PoolHistory(ctx, now.Add(-ExhaustionWindow))
+	history, err := w.Store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
 	if err != nil {
 		return err
 	}
 	fleet := hap.FleetOf(f.Tally, candidates, stats, f.Skipped)
-	for _, row := range BuildPoolView(stats, f.Rules, history, now) {
+	for _, row := range hap.BuildPoolView(stats, f.Rules, history, now) {
 		fleet.Pools = append(fleet.Pools, hap.PoolFigures{
 			Key: row.Key(), Rules: row.Rules, Unreachable: row.Unreachable, Free: row.Free, Claimed: row.Claimed, Dirty: row.Dirty,
 			SharedBindings: row.SharedBindings, NearlyFull: len(row.NearlyFull), DaysLeft: row.DaysLeft,

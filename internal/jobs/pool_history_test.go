@@ -43,7 +43,7 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPool := map[hap.PoolKey]jobs.PoolRow{}
+	byPool := map[hap.PoolKey]hap.PoolRow{}
 	for _, r := range rows {
 		byPool[r.Key()] = r
 	}

@@ -8,29 +8,45 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
+// PoolHistoryStore reads the pool history the metrics job records.
+type PoolHistoryStore interface {
+	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
+}
+
 // LivePools gathers a fresh snapshot and builds the pool view on it with
 // the recorded history, writing nothing. Without the job's tables (before
 // the first migrate) there is no history and no estimate.
-func LivePools(ctx context.Context, r *jobs.Runner) ([]jobs.PoolRow, error) {
+func LivePools(ctx context.Context, r *jobs.Runner) ([]hap.PoolRow, error) {
 	f, err := r.Gather(ctx)
 	if err != nil {
 		return nil, err
 	}
 	now := r.Now()
-	history, err := r.Store.PoolHistory(ctx, now.Add(-jobs.ExhaustionWindow))
+	history, err := r.Store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
 	if err != nil {
 		r.Log.Warn("no pool history to estimate from: " + err.Error())
 	}
-	return jobs.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
+	return hap.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
+}
+
+// StoredPools builds the pool view from the latest recorded sample of every
+// pool: free and claimed bindings only, as the history keeps them.
+func StoredPools(ctx context.Context, s PoolHistoryStore, rules hap.PoolNamer, now time.Time) ([]hap.PoolRow, error) {
+	history, err := s.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
+	if err != nil {
+		return nil, fmt.Errorf("reading the pool history: %w", err)
+	}
+	return hap.BuildPoolView(hap.PoolStatsOfHistory(history), rules, history, now), nil
 }
 
 // WritePoolsTable prints the pool view as `hap-reconciler pools` shows it.
-func WritePoolsTable(out io.Writer, rows []jobs.PoolRow) error {
+func WritePoolsTable(out io.Writer, rows []hap.PoolRow) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "POOL\tEU\tSHARED\tFREE\tCLAIMED\tDIRTY\tSHARED BINDINGS\tCLUSTERS\tNEARLY FULL GAS\tDAYS LEFT\tRULES")
 	for _, r := range rows {
@@ -46,7 +62,7 @@ func WritePoolsTable(out io.Writer, rows []jobs.PoolRow) error {
 
 // rulesColumn lists the rules leading to the pool, and says so when only
 // entries no real runtime meets lead there.
-func rulesColumn(r jobs.PoolRow) string {
+func rulesColumn(r hap.PoolRow) string {
 	rules := dashIfEmpty(strings.Join(r.Rules, "; "))
 	if r.Unreachable {
 		return "UNREACHABLE (\"*\" inputs are literal, no real runtime meets them): " + rules
@@ -55,7 +71,7 @@ func rulesColumn(r jobs.PoolRow) string {
 }
 
 // WritePoolsJSON prints the pool view as JSON.
-func WritePoolsJSON(out io.Writer, rows []jobs.PoolRow) error {
+func WritePoolsJSON(out io.Writer, rows []hap.PoolRow) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // rules read "->"

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
@@ -21,7 +20,7 @@ const claimsPerDay = 2
 func backdatePoolHistory(ctx context.Context, n narrator, env *app.Env, l *landscape.Landscape) error {
 	now := time.Now()
 	n.step("Backdating the pool history: a week of earlier runs in which pool aws lost %d free bindings a day", claimsPerDay)
-	n.note("(a real deployment records one sample per pool on every metrics run, in %s.pool_history, kept %s)", env.Store.Schema(), jobs.PoolHistoryRetention)
+	n.note("(a real deployment records one sample per pool on every metrics run, in %s.pool_history, kept %s)", env.Store.Schema(), hap.PoolHistoryRetention)
 	today := hap.DecidePools(hap.NewTally(l.Snapshot()), nil)
 	for day := 7; day >= 1; day-- {
 		earlier := make([]hap.PoolStats, len(today))
@@ -32,7 +31,7 @@ func backdatePoolHistory(ctx context.Context, n narrator, env *app.Env, l *lands
 				earlier[i].Claimed -= claimsPerDay * day
 			}
 		}
-		if err := env.Store.RecordPoolSamples(ctx, now.Add(-time.Duration(day)*24*time.Hour), earlier, jobs.PoolHistoryRetention); err != nil {
+		if err := env.Store.RecordPoolSamples(ctx, now.Add(-time.Duration(day)*24*time.Hour), earlier, hap.PoolHistoryRetention); err != nil {
 			return err
 		}
 	}

@@ -7,17 +7,9 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// PoolRules is a pool some entries can send runtimes to, with those entries.
-type PoolRules struct {
-	Pool   hap.Pool
-	Shared bool
-	// Rules are the entries' texts, in list order.
-	Rules []string
-	// Unreachable: every one of those entries names "*" as an input, so no
-	// real runtime is sent there (see Rule.starInputs); that the pool has
-	// no binding then fails no provisioning.
-	Unreachable bool
-}
+// PoolRules is a pool some entries can send runtimes to, with those entries
+// (hap.NamedPool, the shape the pool view reads).
+type PoolRules = hap.NamedPool
 
 // Pools returns, for every pool some entry can name, the entries that name it.
 //

@@ -1,12 +1,9 @@
-package jobs
+package hap
 
 import (
 	"math"
 	"slices"
 	"time"
-
-	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 )
 
 // How far back the pool history reaches, and how much of it the exhaustion
@@ -16,6 +13,26 @@ const (
 	PoolHistoryRetention = 90 * 24 * time.Hour
 	ExhaustionWindow     = 14 * 24 * time.Hour
 )
+
+// NamedPool is a pool some entries of KEB's rule list can send runtimes to,
+// with those entries.
+type NamedPool struct {
+	Pool   Pool
+	Shared bool
+	// Rules are the entries' texts, in list order.
+	Rules []string
+	// Unreachable: every one of those entries names "*" as an input, so no
+	// real runtime is sent there; that the pool has no binding then fails
+	// no provisioning.
+	Unreachable bool
+}
+
+// PoolNamer is what the pool view needs of KEB's rule list: the pools it
+// names, a rule with an open region expanding to the existing pools that
+// fit (rules.RuleSet implements it).
+type PoolNamer interface {
+	Pools(existing []Pool) []NamedPool
+}
 
 // PoolRow is one pool of the pool view: a pool the rules name, or one
 // bindings exist for, with its counts and when it runs out.
@@ -41,17 +58,16 @@ type PoolRow struct {
 }
 
 // Key is the row's pool.
-func (r PoolRow) Key() hap.PoolKey {
-	return hap.PoolKey{Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}, Shared: r.Shared}
+func (r PoolRow) Key() PoolKey {
+	return PoolKey{Pool: Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}, Shared: r.Shared}
 }
 
-// BuildPoolView joins, for every pool the rules name (a rule with an open
-// region expanding to the pools that exist) and every pool bindings exist
-// for, the counts, the rules that lead there, and the exhaustion estimate
-// from history. It is pure.
-func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool][]hap.PoolSample, now time.Time) []PoolRow {
-	rows := map[hap.PoolKey]*PoolRow{}
-	at := func(k hap.PoolKey) *PoolRow {
+// BuildPoolView joins, for every pool the rules name and every pool
+// bindings exist for, the counts, the rules that lead there, and the
+// exhaustion estimate from history.
+func BuildPoolView(stats []PoolStats, rules PoolNamer, history map[Pool][]PoolSample, now time.Time) []PoolRow {
+	rows := map[PoolKey]*PoolRow{}
+	at := func(k PoolKey) *PoolRow {
 		r, ok := rows[k]
 		if !ok {
 			r = &PoolRow{HyperscalerType: k.HyperscalerType, EUAccess: k.EUAccess, Shared: k.Shared}
@@ -59,20 +75,20 @@ func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool
 		}
 		return r
 	}
-	existing := make([]hap.Pool, 0, len(stats))
+	existing := make([]Pool, 0, len(stats))
 	for _, s := range stats {
 		existing = append(existing, s.Pool)
 		r := at(s.PoolKey)
 		r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, r.NearlyFull = s.Free, s.Claimed, s.Dirty, s.SharedBindings, s.Clusters, s.NearlyFull
 	}
-	for _, pr := range rs.Pools(existing) {
-		r := at(hap.PoolKey{Pool: pr.Pool, Shared: pr.Shared})
+	for _, pr := range rules.Pools(existing) {
+		r := at(PoolKey{Pool: pr.Pool, Shared: pr.Shared})
 		r.Rules, r.Unreachable = pr.Rules, pr.Unreachable
 	}
 	out := make([]PoolRow, 0, len(rows))
 	for k, r := range rows {
 		if !k.Shared {
-			e := hap.EstimateExhaustion(history[k.Pool], now, ExhaustionWindow)
+			e := EstimateExhaustion(history[k.Pool], now, ExhaustionWindow)
 			r.FreePerDay, r.Samples = e.FreePerDay, e.Samples
 			if !math.IsInf(e.Days, 1) {
 				days := e.Days
@@ -81,6 +97,20 @@ func BuildPoolView(stats []hap.PoolStats, rs rules.RuleSet, history map[hap.Pool
 		}
 		out = append(out, *r)
 	}
-	slices.SortFunc(out, func(a, b PoolRow) int { return hap.ComparePoolKeys(a.Key(), b.Key()) })
+	slices.SortFunc(out, func(a, b PoolRow) int { return ComparePoolKeys(a.Key(), b.Key()) })
 	return out
+}
+
+// PoolStatsOfHistory is what the recorded history says of every dedicated
+// pool: the free and claimed bindings of its latest sample.
+func PoolStatsOfHistory(history map[Pool][]PoolSample) []PoolStats {
+	var stats []PoolStats
+	for pool, samples := range history {
+		if len(samples) == 0 {
+			continue
+		}
+		last := samples[len(samples)-1]
+		stats = append(stats, PoolStats{PoolKey: PoolKey{Pool: pool}, Free: last.Free, Claimed: last.Claimed})
+	}
+	return stats
 }
