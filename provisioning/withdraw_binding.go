@@ -18,7 +18,7 @@ type Withdrawal struct {
 
 // withdrawBindingTemplate records the withdrawal; %[1]s is the schema.
 // Parameter: $1 binding. A second call only moves the time on, which keeps
-// the withdrawal until a snapshot taken after it shows the binding no longer
+// the withdrawal until a snapshot taken a minute after it shows the binding no longer
 // dirty.
 const withdrawBindingTemplate = `
 INSERT INTO %[1]s.withdrawn_bindings AS w (binding_name, withdrawn_at)

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -20,6 +21,12 @@ var candidatesJob = Job{
 		return w.candidates(ctx, f, cfg.Candidates)
 	},
 }
+
+// withdrawalSettle is how much older than the snapshot a withdrawal must be
+// for the snapshot to end it. serve's snapshot comes from watch caches,
+// which may trail the API server by a moment: a dirty label set just before
+// KEB withdrew the binding could be missing from it.
+const withdrawalSettle = time.Minute
 
 // candidates ranks, per GA and pool, the bindings provisioning may use and
 // rewrites the candidate table in one transaction, keeping the reservations
@@ -41,7 +48,7 @@ func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) er
 		return err
 	}
 	w.Metrics.CandidatesComputed(f.SnapshotAt)
-	ended, err := w.Store.EndWithdrawals(ctx, f.SnapshotAt, hap.DirtyBindings(f.Bindings))
+	ended, err := w.Store.EndWithdrawals(ctx, f.SnapshotAt.Add(-withdrawalSettle), hap.DirtyBindings(f.Bindings))
 	if err != nil {
 		return fmt.Errorf("ending withdrawals the snapshot shows over: %w", err)
 	}

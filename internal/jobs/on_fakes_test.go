@@ -254,11 +254,11 @@ func TestEachJobGetsItsOwnSettings(t *testing.T) {
 func TestCandidatesEndWithdrawalsTheSnapshotShowsOver(t *testing.T) {
 	s := newFakeScene(t)
 	s.gardener.PutBinding("aws-dirty", map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-3", hap.LabelDirty: "true"})
-	before, after := s.now.Add(-time.Minute), s.now.Add(time.Second)
+	before, after := s.now.Add(-2*time.Minute), s.now.Add(-30*time.Second)
 	s.store.Withdraw("aws-dirty", before) // KEB freed it; the cleanup has not run
 	s.store.Withdraw("aws-idle", before)  // never marked after all
 	s.store.Withdraw("aws-gone", before)  // deleted from Gardener
-	s.store.Withdraw("aws-free", after)   // withdrawn after the snapshot was taken
+	s.store.Withdraw("aws-free", after)   // withdrawn too shortly before the snapshot to be sure it shows
 	if err := s.run(t, false, jobs.JobCandidates); err != nil {
 		t.Fatal(err)
 	}
