@@ -35,8 +35,8 @@ RETURNING w.binding_name`
 //
 // It is one statement and idempotent. The withdrawal ends by itself: a
 // RecordClaim of the binding ends it (the account was cleaned and claimed
-// anew), and so does a candidates run whose snapshot, taken after the
-// withdrawal, shows the binding without dirty or gone.
+// anew), and so does a candidates run whose snapshot, taken a minute or more
+// after the withdrawal, shows the binding without dirty or gone.
 func WithdrawBinding(ctx context.Context, db Querier, w Withdrawal) error {
 	if strings.TrimSpace(w.BindingName) == "" {
 		return errors.New("withdraw binding: binding name is empty")
