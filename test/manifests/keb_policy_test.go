@@ -191,8 +191,9 @@ func startAsTheCronJob(t *testing.T, bin string, objs []*unstructured.Unstructur
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
+	// The job logs on stdout, as KEB does.
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errorsAs(err, &exit) {
