@@ -146,9 +146,10 @@ priorityClassName: {{ . }}
 {{- if .Values.global.database.cloudsqlproxy.enabled -}}true{{- end -}}
 {{- end -}}
 
-{{/* The root certificate is mounted as KEB mounts it: only without the proxy. */}}
+{{/* The root certificate is mounted as KEB mounts it: only for a managed
+database (not embedded) reached without the proxy. */}}
 {{- define "hap-reconciler.sslRootCert" -}}
-{{- if and .Values.hapReconciler.database.sslRootCert.enabled (not (include "hap-reconciler.proxy" .)) -}}true{{- end -}}
+{{- if and .Values.hapReconciler.database.sslRootCert.enabled (not (include "hap-reconciler.proxy" .)) (not ((.Values.global.database).embedded).enabled) -}}true{{- end -}}
 {{- end -}}
 
 {{/* A container's hardening: what the restricted Pod Security profile
