@@ -43,7 +43,6 @@ type logLine struct {
 	ReadDatabase *float64 `json:"readDatabase"`
 }
 
-
 // parsePhases reads the run's log: "gathered the fleet" carries the read
 // times, each job logs "decided" between deciding and acting and "job done"
 // at its end. Log timestamps are RFC 3339 with nanoseconds.
