@@ -2,6 +2,7 @@ package manifests_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -22,6 +24,8 @@ import (
 )
 
 const deploymentDoc = "../../docs/deployment.md"
+
+var jobs = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 
 // TestTheDocumentedInstallRunsOnKEBsValues follows docs/deployment.md on
 // the test bed with KEB's values.yaml as it is: KEB's database with KEB's
@@ -175,7 +179,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Data["password"] = []byte(wrong)
-	if _, err := core.CoreV1().Secrets("kcp-system").Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+	if s, err = core.CoreV1().Secrets("kcp-system").Update(ctx, s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	code, out = materialize(t, testPod, "hap-reconciler", objs, secrets).run(t, bin)
@@ -185,6 +189,86 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 	}
 	if strings.Contains(out, wrong) {
 		t.Errorf("the log shows the password:\n%s", out)
+	}
+	s.Data["password"] = []byte(hapPassword)
+	if _, err := core.CoreV1().Secrets("kcp-system").Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	checkInClusterReports(ctx, t, helm, kubectl, kube, bin, objs, secrets)
+}
+
+// checkInClusterReports runs the runbook's two ways to get a report on the
+// landscape. serve: the arguments `kubectl exec` hands the binary, in the
+// Deployment's container (its variables and files). cronjob: the runbook's
+// pipeline, creating a Job from the CronJob (installed for real, nothing
+// runs it here), whose container is then run as a process. Both must print
+// the report as JSON on stdout.
+func checkInClusterReports(ctx context.Context, t *testing.T, helm, kubectl string, kube *testbed.Kube, bin string,
+	objs []*unstructured.Unstructured, secrets secretValue) {
+	t.Helper()
+	runbook, err := os.ReadFile(runbookFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```sh\n(# serve mode.*?)```").FindStringSubmatch(string(runbook))
+	if block == nil {
+		t.Fatalf("%s: no block with the in-cluster report", runbookFile)
+	}
+	serveCmd, cronCmd, ok := strings.Cut(block[1], "# cronjob mode")
+	if !ok {
+		t.Fatalf("%s: the in-cluster report block has no cronjob part", runbookFile)
+	}
+
+	// serve: what follows `--` of the kubectl exec line, with $NS.
+	flat := strings.ReplaceAll(serveCmd, "\\\n", " ")
+	_, execArgs, ok := strings.Cut(flat, " -- ")
+	if !ok {
+		t.Fatalf("no kubectl exec ... -- in %q", serveCmd)
+	}
+	fields := strings.Fields(strings.ReplaceAll(strings.ReplaceAll(execArgs, `"$NS"`, "garden-kyma-dev"), "$NS", "garden-kyma-dev"))
+	if fields[0] != "/hap-reconciler" {
+		t.Fatalf("the exec line runs %q, not the image's /hap-reconciler", fields[0])
+	}
+	p := materialize(t, workloadPod(t, objs), "hap-reconciler", objs, secrets)
+	p.args = p.rebaseAll(fields[1:])
+	reportJSON(t, "serve: kubectl exec", p, bin)
+
+	// cronjob: install the CronJob for real, run the runbook's pipeline up
+	// to the logs (which would wait for a pod no kubelet starts).
+	_, cronObjs := render(t, helm, "kcp-system", "-f", kebValues, "--set", "hapReconciler.mode=cronjob")
+	k := kubectlRunner{t: t, bin: kubectl, kubeconfig: kube.KubeconfigPath()}
+	k.run("apply", "-f", writeObjects(t, []*unstructured.Unstructured{find(t, cronObjs, "CronJob", releaseName)}))
+	var pipeline []string
+	for _, line := range strings.Split(cronCmd, "\n") {
+		if !strings.Contains(line, " logs -f ") {
+			pipeline = append(pipeline, line)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", strings.Join(pipeline, "\n"))
+	cmd.Env = []string{"PATH=" + filepath.Dir(kubectl) + ":/usr/bin:/bin", "HOME=" + t.TempDir(), "KUBECONFIG=" + kube.KubeconfigPath()}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the runbook's cronjob report commands: %v\n%s", err, out)
+	}
+	job, err := dynamic.NewForConfigOrDie(kube.Config()).Resource(jobs).Namespace("kcp-system").Get(ctx, "hap-reconciler-report", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the runbook's pipeline created no Job hap-reconciler-report: %v", err)
+	}
+	jobPod, _, _ := unstructured.NestedMap(job.Object, "spec", "template", "spec")
+	reportJSON(t, "cronjob: Job from the CronJob", materialize(t, jobPod, "hap-reconciler", cronObjs, secrets), bin)
+}
+
+// reportJSON runs p and wants the report as JSON on stdout.
+func reportJSON(t *testing.T, name string, p podProcess, bin string) {
+	t.Helper()
+	if len(p.args) == 0 || p.args[0] != "report" {
+		t.Errorf("%s: args %v, want report first", name, p.args)
+		return
+	}
+	stdout, logs, code := p.runSplit(t, bin)
+	var rep map[string]any
+	if code != 0 || json.Unmarshal([]byte(stdout), &rep) != nil {
+		t.Errorf("%s: exit %d, stdout not a JSON report:\n%s\nlogs:\n%s", name, code, stdout, logs)
 	}
 }
 

@@ -171,6 +171,18 @@ func workloadPod(t *testing.T, objs []*unstructured.Unstructured) map[string]any
 type podProcess struct {
 	args []string
 	env  []string
+	// rebase moves a path under a mount point (or a flag's value that is
+	// one) under the process's root.
+	rebase func(string) string
+}
+
+// rebaseAll is rebase for each of args.
+func (p podProcess) rebaseAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = p.rebase(a)
+	}
+	return out
 }
 
 // secretValue resolves a secretKeyRef or a Secret volume's key; nil leaves
@@ -261,7 +273,7 @@ func materialize(t *testing.T, pod map[string]any, container string, objs []*uns
 		}
 		env = append(env, e["name"].(string)+"="+value)
 	}
-	return podProcess{args: args, env: env}
+	return podProcess{args: args, env: env, rebase: rebase}
 }
 
 // secretVolume is what a Secret volume holds: its items, or every key.
@@ -307,6 +319,24 @@ func (p podProcess) run(t *testing.T, bin string) (int, string) {
 		t.Fatalf("start %s: %v", bin, err)
 	}
 	return cmd.ProcessState.ExitCode(), stdout.String()
+}
+
+// runSplit starts the process and returns its stdout and stderr apart,
+// and its exit code.
+func (p podProcess) runSplit(t *testing.T, bin string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, p.args...)
+	cmd.Env = p.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errorsAs(err, &exit) {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
 // logLines returns the JSON log lines of out by message.
