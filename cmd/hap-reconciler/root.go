@@ -34,6 +34,11 @@ type globals struct {
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	g := &globals{getenv: getenv, stdout: stdout, stderr: stderr, logs: stdout}
+	// Chosen from the command name before cobra parses the flags, so that a
+	// flag error of report or pools is logged where their other lines go.
+	if len(args) > 0 {
+		g.logs = logStream(args[0], stdout, stderr)
+	}
 	root := &cobra.Command{
 		Use:   "hap-reconciler",
 		Short: "Keeps KEB's Hyperscaler Account Pool honest and cheap",
