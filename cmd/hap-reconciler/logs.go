@@ -5,30 +5,13 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/kyma-project/hap-reconciler/internal/logging"
 )
 
-// kebEncoderConfig shapes each line as KEB's own logs are shaped (KEB logs
-// with log/slog's JSON handler on stdout): keys time, level and msg, levels
-// spelled DEBUG, INFO, WARN, ERROR, RFC 3339 times, so that the queries and
-// alerts written for KEB's logs find the job's lines as well. zap stays the
-// job's logger (its fields are used throughout, and klog reaches it through
-// zapr); only its encoding is KEB's.
-func kebEncoderConfig() zapcore.EncoderConfig {
-	return zapcore.EncoderConfig{
-		TimeKey:        "time",
-		LevelKey:       "level",
-		NameKey:        "logger",
-		MessageKey:     "msg",
-		LineEnding:     zapcore.DefaultLineEnding,
-		EncodeLevel:    zapcore.CapitalLevelEncoder,
-		EncodeTime:     zapcore.RFC3339NanoTimeEncoder,
-		EncodeDuration: zapcore.SecondsDurationEncoder,
-		EncodeName:     zapcore.FullNameEncoder,
-	}
-}
-
+// newLogger writes KEB-shaped JSON lines (see internal/logging).
 func newLogger(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
-	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(kebEncoderConfig()), zapcore.AddSync(w), level))
+	return logging.New(w, level)
 }
 
 // logStream is where a command logs: stdout, as KEB does, except for the
