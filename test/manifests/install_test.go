@@ -196,6 +196,37 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 	}
 
 	checkInClusterReports(ctx, t, helm, kubectl, kube, bin, objs, secrets)
+
+	// The guide's uninstall: its database part, as written, leaves no trace
+	// of the job in KEB's database.
+	uninstall := shellBlock(t, "DROP SCHEMA hap CASCADE")
+	cmd = exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", uninstall)
+	cmd.Env = []string{"PATH=" + filepath.Dir(psql) + ":/usr/bin:/bin", "HOME=" + t.TempDir(),
+		"KEB_DATABASE_URL=" + pg.RoleURL(kebRole, kebPassword, "broker")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("docs/deployment.md's uninstall: %v\n%s\n---\n%s", err, out, uninstall)
+	}
+	for _, probe := range []string{"SELECT 1/count(*) FROM pg_roles WHERE rolname = 'hap_reconciler'", "SELECT 1/count(*) FROM pg_namespace WHERE nspname = 'hap'"} {
+		if err := pg.Exec(ctx, "broker", probe); err == nil {
+			t.Errorf("after the guide's uninstall, %q still finds the job's role or schema", probe)
+		}
+	}
+}
+
+// shellBlock is the sh block of docs/deployment.md that contains marker.
+func shellBlock(t *testing.T, marker string) string {
+	t.Helper()
+	doc, err := os.ReadFile(deploymentDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		if strings.Contains(m[1], marker) {
+			return m[1]
+		}
+	}
+	t.Fatalf("%s: no sh block with %q", deploymentDoc, marker)
+	return ""
 }
 
 // checkInClusterReports runs the runbook's two ways to get a report on the
