@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Build:  docker build --build-arg VERSION="$(git describe --tags --always --dirty)" -t hap-reconciler .
+# Build:  docker build --build-arg VERSION=0.2.0 --build-arg COMMIT="$(git rev-parse HEAD)" -t hap-reconciler:0.2.0 .
+# (.git stays out of the build context, so the commit comes in as an argument.)
 
 ARG GO_VERSION=1.26
 
@@ -9,6 +10,7 @@ FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-bookworm AS build
 ARG TARGETOS
 ARG TARGETARCH
 ARG VERSION=dev
+ARG COMMIT=
 WORKDIR /src
 # Modules first: this layer stays cached while only the sources change.
 COPY go.mod go.sum ./
@@ -18,11 +20,11 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .
 # Static binary (no libc in the runtime image), no local paths in it, and
-# the version `hap-reconciler version` prints.
+# the version and commit `hap-reconciler --version` prints.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" \
+    go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/hap-reconciler ./cmd/hap-reconciler
 
 # No shell, no package manager, a non-root user (65532) by default.

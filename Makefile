@@ -1,7 +1,13 @@
 # hap-reconciler's tasks. `make help` lists them.
 GO      ?= go
+# The version and commit `hap-reconciler --version` prints: the chart's
+# appVersion is the released version; a build between releases says how far
+# past the last tag it is.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X main.version=$(VERSION)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# Where build writes the binary.
+OUT     ?= bin/hap-reconciler
 
 .PHONY: help build test vet testbed-tools kube-apiserver helm clean reliability fuzz demo bench
 
@@ -9,7 +15,7 @@ help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build bin/hap-reconciler
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/hap-reconciler ./cmd/hap-reconciler
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(OUT) ./cmd/hap-reconciler
 
 demo: ## run every job once on a throwaway landscape, print the report, serve the metrics until Ctrl-C (DEMO_RELEASE=1 releases for real)
 	$(GO) build -o bin/hap-demo ./test/demo

@@ -11,7 +11,10 @@ set -euo pipefail
 
 version="${KUBE_APISERVER_VERSION:-v1.34.4}"
 cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
-bin="$cache/kube-apiserver-$version"
+# "-v": the binary reports its version (see the ldflags below); an older
+# cached build without it answered /version with v0.0.0-master, which Helm
+# charts with a kubeVersion refuse.
+bin="$cache/kube-apiserver-$version-v"
 
 if [[ -x "$bin" ]]; then
   echo "$bin"
@@ -39,7 +42,13 @@ echo 'package main' > tools.go
 echo 'import _ "k8s.io/kubernetes/cmd/kube-apiserver"' >> tools.go
 GOFLAGS=-mod=mod go mod tidy >&2
 echo "compiling kube-apiserver..." >&2
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+# The version /version reports, as Kubernetes' own release build stamps it:
+# helm install checks a chart's kubeVersion against it.
+minor="${version#v1.}"
+minor="${minor%%.*}"
+stamp="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
+stamp="$stamp -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $stamp" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
 mv "$bin.tmp" "$bin"
 echo "kube-apiserver cached at $bin" >&2
 echo "$bin"

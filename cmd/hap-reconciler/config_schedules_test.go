@@ -25,8 +25,9 @@ func TestSchedulesAreCheckedAgainstTheJobsAtStart(t *testing.T) {
 			var out, errOut bytes.Buffer
 			code := execute(context.Background(), []string{cmd, "--config", path, "--namespace", "garden-kyma"}, &out, &errOut,
 				func(string) string { return "" })
-			if code != exitUsage || !strings.Contains(errOut.String(), c.want) {
-				t.Errorf("%s with %q: exit %d, want %d and %q in\n%s", cmd, c.doc, code, exitUsage, c.want, errOut.String())
+			// run and serve log on stdout, the final error line included.
+			if code != exitUsage || !strings.Contains(out.String(), c.want) {
+				t.Errorf("%s with %q: exit %d, want %d and %q in\n%s", cmd, c.doc, code, exitUsage, c.want, out.String())
 			}
 		}
 	}

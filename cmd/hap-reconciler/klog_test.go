@@ -17,7 +17,7 @@ import (
 // object of the job's own stream, with the job's fields and levels.
 func TestClientGoLogLinesJoinTheJSONStream(t *testing.T) {
 	var out bytes.Buffer
-	g := &globals{logLevel: "info", stderr: &out}
+	g := &globals{logLevel: "info", logs: &out}
 	log, err := g.logger()
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +38,8 @@ func TestClientGoLogLinesJoinTheJSONStream(t *testing.T) {
 		t.Fatalf("want 2 JSON lines (V(4) dropped at info), got %d:\n%s", len(lines), out.String())
 	}
 	for i, want := range []struct{ level, msg string }{
-		{"info", "Waited before sending request"},
-		{"error", "watch of *v1alpha1.CredentialsBinding ended"},
+		{"INFO", "Waited before sending request"},
+		{"ERROR", "watch of *v1alpha1.CredentialsBinding ended"},
 	} {
 		var line map[string]any
 		if err := json.Unmarshal([]byte(lines[i]), &line); err != nil {

@@ -106,7 +106,7 @@ func (s *scene) globals(log io.Writer) *globals {
 	return &globals{
 		configFile: s.ConfigPath, namespace: s.World.Namespace, kubeconfig: bed.Kube.KubeconfigPath(),
 		databaseURL: s.World.DatabaseURL, logLevel: "info",
-		getenv: func(string) string { return "" }, stdout: io.Discard, stderr: log,
+		getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard, logs: log,
 	}
 }
 

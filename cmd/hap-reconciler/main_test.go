@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -33,21 +32,21 @@ func load(t *testing.T, l *landscape.Landscape, cfg string) *scene {
 	return &scene{testscene.Load(t, testContext(t), bed, "cli", l, cfg)}
 }
 
-// cli runs hap-reconciler in-process against the scene.
-func (s *scene) cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// cli runs hap-reconciler in-process against the scene. It returns what
+// the command printed on stdout and its log stream: stdout again for a
+// command that logs there (run, serve, migrate, check: logs is then the
+// whole of stdout), stderr for report and pools (see logStream).
+func (s *scene) cli(t *testing.T, args ...string) (code int, stdout, logs string) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	all := append(args, s.Flags()...)
-	code = execute(testContext(t), all, &out, &errOut, func(string) string { return "" })
-	return code, out.String(), errOut.String()
+	return execCLI(t, append(args, s.Flags()...)...)
 }
 
 // mustRun runs the CLI and fails the test unless it exits 0.
 func (s *scene) mustRun(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errOut := s.cli(t, args...)
+	code, out, logs := s.cli(t, args...)
 	if code != 0 {
-		t.Fatalf("hap-reconciler %v: exit %d\n%s", args, code, errOut)
+		t.Fatalf("hap-reconciler %v: exit %d\n%s", args, code, logs)
 	}
 	return out
 }

@@ -155,26 +155,36 @@ func TestLockHeldSaysAnotherRunHoldsIt(t *testing.T) {
 	}
 }
 
-// execCLI runs hap-reconciler in-process with exactly args.
-func execCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// execCLI runs hap-reconciler in-process with exactly args, returning its
+// stdout and its log stream (see scene.cli).
+func execCLI(t *testing.T, args ...string) (code int, stdout, logs string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = execute(testContext(t), args, &out, &errOut, func(string) string { return "" })
-	return code, out.String(), errOut.String()
+	if len(args) > 0 && logStream(args[0], &out, &errOut) == &errOut {
+		return code, out.String(), errOut.String()
+	}
+	return code, out.String(), out.String()
 }
 
-// oneLine asserts the command failed with exactly one line and returns it.
-func oneLine(t *testing.T, code int, stderr string) string {
+// oneLine asserts the command failed with exactly one line, a JSON line at
+// ERROR as KEB's log queries expect, and returns its message.
+func oneLine(t *testing.T, code int, logs string) string {
 	t.Helper()
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d", code, exitFailed)
 	}
-	line := strings.TrimSpace(withoutStartupLines(stderr))
-	if strings.Contains(line, "\n") || !strings.HasPrefix(line, "hap-reconciler: ") {
-		t.Errorf("want one line starting hap-reconciler:, got\n%s", stderr)
+	line := strings.TrimSpace(withoutStartupLines(logs))
+	var entry struct {
+		Level string `json:"level"`
+		Msg   string `json:"msg"`
 	}
-	t.Log(line)
-	return line
+	if strings.Contains(line, "\n") || json.Unmarshal([]byte(line), &entry) != nil || entry.Level != "ERROR" ||
+		!strings.HasPrefix(entry.Msg, "hap-reconciler: ") {
+		t.Errorf("want one JSON line at level ERROR whose msg starts hap-reconciler:, got\n%s", logs)
+	}
+	t.Log(entry.Msg)
+	return entry.Msg
 }
 
 // closedAddress is a local address nothing listens on.

@@ -27,10 +27,18 @@ type globals struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
+	// logs is where the log lines go: stdout, as KEB logs, except for the
+	// commands whose stdout is their output (see logStream).
+	logs io.Writer
 }
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	g := &globals{getenv: getenv, stdout: stdout, stderr: stderr}
+	g := &globals{getenv: getenv, stdout: stdout, stderr: stderr, logs: stdout}
+	// Chosen from the command name before cobra parses the flags, so that a
+	// flag error of report or pools is logged where their other lines go.
+	if len(args) > 0 {
+		g.logs = logStream(args[0], stdout, stderr)
+	}
 	root := &cobra.Command{
 		Use:   "hap-reconciler",
 		Short: "Keeps KEB's Hyperscaler Account Pool honest and cheap",
@@ -40,7 +48,9 @@ candidate table provisioning reads in one query (candidates), gives bindings
 that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -53,14 +63,18 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringArrayVar(&g.gardenerFiles, "gardener-file", nil, "read shoots and credentials bindings from `FILE`, the output of "+
 		"kubectl get shoots,credentialsbindings -n NS -o json (or -o yaml), instead of the Gardener API (repeatable; nothing is written to Gardener)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.checkGardenerFiles(cmd) }
-
-	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), versionCmd(g))
-	err := root.ExecuteContext(ctx)
-	if err != nil {
-		fmt.Fprintln(stderr, "hap-reconciler:", err)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		g.logs = logStream(cmd.Name(), stdout, stderr)
+		return g.checkGardenerFiles(cmd)
 	}
-	return exitCode(err)
+
+	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), versionCmd(g))
+	err := root.ExecuteContext(ctx)
+	code := exitCode(err)
+	if err != nil {
+		writeErrorLine(g.logs, err, code)
+	}
+	return code
 }
 
 // load reads the configuration, with KEB's multi-account variables from the
@@ -87,14 +101,12 @@ func (g *globals) requireNamespace(cfg config.Config) error {
 	return nil
 }
 
-// logger writes zap JSON to stderr.
+// logger writes JSON lines shaped like KEB's (see newLogger) to the
+// command's log stream.
 func (g *globals) logger() (*zap.Logger, error) {
 	level, err := zapcore.ParseLevel(g.logLevel)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)}
 	}
-	enc := zap.NewProductionEncoderConfig()
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	core := zapcore.NewCore(zapcore.NewJSONEncoder(enc), zapcore.AddSync(g.stderr), level)
-	return zap.New(core), nil
+	return newLogger(g.logs, level), nil
 }

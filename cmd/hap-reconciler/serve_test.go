@@ -31,7 +31,7 @@ func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
 	exit := make(chan int, 1)
 	go func() {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0"}, s.Flags()...)
-		exit <- execute(ctx, args, io.Discard, &log, func(string) string { return "" })
+		exit <- execute(ctx, args, &log, io.Discard, func(string) string { return "" })
 	}()
 	stopped := false
 	t.Cleanup(func() {

@@ -40,15 +40,18 @@ func DSNFromEnv(getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("APP_DATABASE_PORT %q: want a port number between 1 and 65535", port)
 	}
 	query := url.Values{}
-	if mode := strings.TrimSpace(getenv("APP_DATABASE_SSLMODE")); mode != "" {
+	mode := strings.TrimSpace(getenv("APP_DATABASE_SSLMODE"))
+	if mode != "" {
 		if !sslModes[mode] {
 			return "", fmt.Errorf("APP_DATABASE_SSLMODE %q: want one of disable, allow, prefer, require, verify-ca, verify-full", mode)
 		}
 		query.Set("sslmode", mode)
 	}
 	// The CA KEB verifies the server with (KEB's chart mounts the Cloud SQL
-	// root certificate and names it here).
-	if root := strings.TrimSpace(getenv("APP_DATABASE_SSLROOTCERT")); root != "" {
+	// root certificate and names it here). Not with sslmode disable: there is
+	// nothing to verify, and KEB's chart mounts the certificate as optional,
+	// so the file may well be absent, which pgx would refuse even then.
+	if root := strings.TrimSpace(getenv("APP_DATABASE_SSLROOTCERT")); root != "" && mode != "disable" {
 		query.Set("sslrootcert", root)
 	}
 	userinfo := url.User(user)

@@ -53,6 +53,21 @@ func TestDSNFromEnv(t *testing.T) {
 		}
 	})
 
+	t.Run("no root certificate without TLS", func(t *testing.T) {
+		vars := map[string]string{"APP_DATABASE_SSLROOTCERT": "/secrets/cloudsql-sslrootcert/server-ca.pem"}
+		for k, v := range kebVars {
+			vars[k] = v
+		}
+		vars["APP_DATABASE_SSLMODE"] = "disable"
+		dsn, err := DSNFromEnv(env(vars))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u, _ := url.Parse(dsn); u.Query().Has("sslrootcert") {
+			t.Errorf("query %v: sslrootcert with sslmode disable (a missing optional file would stop the connection)", u.Query())
+		}
+	})
+
 	t.Run("DATABASE_URL wins", func(t *testing.T) {
 		vars := map[string]string{"DATABASE_URL": "postgres://u@h/db"}
 		for k, v := range kebVars {

@@ -31,9 +31,10 @@ type Phases struct {
 	Jobs map[string]Seconds `json:"jobSeconds"`
 }
 
-// logLine is the part of a zap JSON line the phases come from.
+// logLine is the part of a log line (KEB's shape: time, level, msg) the
+// phases come from.
 type logLine struct {
-	TS           string   `json:"ts"`
+	Time         string   `json:"time"`
 	Msg          string   `json:"msg"`
 	Job          string   `json:"job"`
 	Took         *float64 `json:"took"`
@@ -42,13 +43,9 @@ type logLine struct {
 	ReadDatabase *float64 `json:"readDatabase"`
 }
 
-// zapTimeLayout is zapcore.ISO8601TimeEncoder's layout.
-const zapTimeLayout = "2006-01-02T15:04:05.000Z0700"
-
 // parsePhases reads the run's log: "gathered the fleet" carries the read
 // times, each job logs "decided" between deciding and acting and "job done"
-// at its end. Log timestamps have millisecond precision, which is ample for
-// phases of a multi-second run.
+// at its end. Log timestamps are RFC 3339 with nanoseconds.
 func parsePhases(log []byte, start, end time.Time) (Phases, error) {
 	p := Phases{Jobs: map[string]Seconds{}}
 	var gathered, lastBoundary time.Time
@@ -64,9 +61,9 @@ func parsePhases(log []byte, start, end time.Time) (Phases, error) {
 		if err := json.Unmarshal(line, &l); err != nil {
 			return p, fmt.Errorf("read run log line %q: %w", truncate(line, 200), err)
 		}
-		ts, err := time.Parse(zapTimeLayout, l.TS)
+		ts, err := time.Parse(time.RFC3339Nano, l.Time)
 		if err != nil {
-			return p, fmt.Errorf("read run log time %q: %w", l.TS, err)
+			return p, fmt.Errorf("read run log time %q: %w", l.Time, err)
 		}
 		switch l.Msg {
 		case "gathered the fleet":

@@ -10,12 +10,12 @@ import (
 func TestParsePhasesSplitsTheRunAtItsLogLines(t *testing.T) {
 	log := strings.Join([]string{
 		`not json: a line some library printed`,
-		`{"level":"info","ts":"2026-01-02T10:00:01.500Z","msg":"gathered the fleet","listBindings":0.2,"listShoots":1.2,"readDatabase":0.3}`,
-		`{"level":"debug","ts":"2026-01-02T10:00:01.600Z","msg":"decided","job":"drift"}`,
-		`{"level":"info","ts":"2026-01-02T10:00:01.900Z","msg":"job done","job":"drift","took":0.4}`,
-		`{"level":"debug","ts":"2026-01-02T10:00:02.000Z","msg":"decided","job":"candidates"}`,
-		`{"level":"info","ts":"2026-01-02T10:00:02.500Z","msg":"job done","job":"candidates","took":0.6}`,
-		`{"level":"info","ts":"2026-01-02T10:00:02.550Z","msg":"job done","job":"metrics","took":0.05}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:01.500Z","msg":"gathered the fleet","listBindings":0.2,"listShoots":1.2,"readDatabase":0.3}`,
+		`{"level":"DEBUG","time":"2026-01-02T10:00:01.600Z","msg":"decided","job":"drift"}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:01.900Z","msg":"job done","job":"drift","took":0.4}`,
+		`{"level":"DEBUG","time":"2026-01-02T10:00:02.000Z","msg":"decided","job":"candidates"}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:02.500Z","msg":"job done","job":"candidates","took":0.6}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:02.550Z","msg":"job done","job":"metrics","took":0.05}`,
 	}, "\n")
 	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 	p, err := parsePhases([]byte(log), start, start.Add(2600*time.Millisecond))
@@ -37,7 +37,7 @@ func TestParsePhasesSplitsTheRunAtItsLogLines(t *testing.T) {
 }
 
 func TestParsePhasesNeedsTheGatheredLine(t *testing.T) {
-	if _, err := parsePhases([]byte(`{"ts":"2026-01-02T10:00:01.500Z","msg":"job done","job":"drift","took":1}`), time.Now(), time.Now()); err == nil {
+	if _, err := parsePhases([]byte(`{"time":"2026-01-02T10:00:01.500Z","msg":"job done","job":"drift","took":1}`), time.Now(), time.Now()); err == nil {
 		t.Fatal("a log without the gathered line was accepted")
 	}
 }
@@ -149,7 +149,7 @@ func TestTargetsJudgeXLOnItsOwnLimits(t *testing.T) {
 }
 
 func TestHeapFiguresReadTheGCTrace(t *testing.T) {
-	log := []byte(`{"level":"info","msg":"gathered the fleet"}
+	log := []byte(`{"level":"INFO","msg":"gathered the fleet"}
 gc 1 @0.012s 2%: 0.018+1.2+0.003 ms clock, 0.03+0/1.1/0.2+0.007 ms cpu, 4->4->1 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P
 gc 2 @0.134s 3%: 0.15+0.23+0.20 ms clock, 0.31+0.032/0.060/0.049+0.40 ms cpu, 63->70->19 MB, 74 MB goal, 0 MB stacks, 0 MB globals, 2 P
 gc 3 @0.136s 3%: 0.084+0.56+0.084 ms clock, 0.16+0.038/0.14/0+0.16 ms cpu, 32->35->33 MB, 38 MB goal, 0 MB stacks, 0 MB globals, 2 P (forced)

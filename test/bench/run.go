@@ -69,8 +69,9 @@ func (r *runner) run(ctx context.Context) (RunFigures, error) {
 		// Debug adds the "decided" line each job logs between deciding
 		// and acting, which splits decide from write.
 		"--log-level", "debug")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	// The run logs on stdout; the runtime's GC trace goes to stderr.
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Nothing of the benchmark's environment may point the child
 	// elsewhere: the flags say everything.
 	// The GC trace only adds a line to stderr per collection.
@@ -86,13 +87,13 @@ func (r *runner) run(ctx context.Context) (RunFigures, error) {
 	close(done)
 	peakKB := <-peak
 	if err != nil {
-		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w\n%s", err, tailLines(stderr.String(), 20))
+		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w\n%s", err, tailLines(stdout.String()+stderr.String(), 20))
 	}
 	usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
 		return RunFigures{}, fmt.Errorf("hap-reconciler run: no rusage on this platform")
 	}
-	phases, err := parsePhases(stderr.Bytes(), start, end)
+	phases, err := parsePhases(stdout.Bytes(), start, end)
 	if err != nil {
 		return RunFigures{}, fmt.Errorf("hap-reconciler run: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/logging"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -101,12 +102,11 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 	return s, nil
 }
 
-// jsonLogger logs as the CLI does (zap JSON, ISO8601 times) at debug level,
-// so the cycle's phases are read from its log exactly as a run's are.
+// jsonLogger logs as the CLI does (internal/logging: KEB's keys and
+// levels) at debug level, so the cycle's phases are read from its log
+// exactly as a run's are.
 func jsonLogger(w zapcore.WriteSyncer) *zap.Logger {
-	enc := zap.NewProductionEncoderConfig()
-	enc.EncodeTime = zapcore.ISO8601TimeEncoder
-	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(enc), w, zapcore.DebugLevel))
+	return logging.New(w, zapcore.DebugLevel)
 }
 
 // liveHeap is the heap still in use after a full collection.

@@ -45,12 +45,20 @@ type promtoolTests struct {
 	} `json:"tests"`
 }
 
-// TestAlertRules runs promtool on the spec of the PrometheusRule the chart
-// renders: the plain rule file promtool needs is extracted from it.
+// TestAlertRules runs promtool on the spec of the PrometheusRule and of the
+// VMRule the chart renders: the plain rule file promtool needs is extracted
+// from each, and each passes the same cases (vmalert evaluates the same
+// PromQL; the cases hold the rules to what they must do, whichever engine
+// runs them).
 func TestAlertRules(t *testing.T) {
+	for _, kind := range []string{"PrometheusRule", "VMRule"} {
+		t.Run(kind, func(t *testing.T) { promtoolRuleTests(t, ruleSpec(t, kind)) })
+	}
+}
+
+func promtoolRuleTests(t *testing.T, spec []byte) {
 	promtool := ensureTool(t, "promtool", "install-promtool.sh")
 	dir := t.TempDir()
-	spec := prometheusRuleSpec(t)
 	rules := filepath.Join(dir, extractedRulesFile)
 	if err := os.WriteFile(rules, spec, 0o644); err != nil {
 		t.Fatal(err)
@@ -76,10 +84,15 @@ func TestAlertRules(t *testing.T) {
 // TestEveryAlertIsDocumentedAndTested holds each alert to the house rules:
 // summary, description, a severity, a runbook_url pointing at an existing
 // section of docs/runbook.md, and promtool cases where it fires and where it
-// does not.
+// does not. The VMRule carries exactly the PrometheusRule's groups, so the
+// rules hold for both.
 func TestEveryAlertIsDocumentedAndTested(t *testing.T) {
+	spec := ruleSpec(t, "PrometheusRule")
+	if vm := ruleSpec(t, "VMRule"); string(vm) != string(spec) {
+		t.Errorf("the VMRule's groups differ from the PrometheusRule's:\n%s\n---\n%s", vm, spec)
+	}
 	var groups ruleGroups
-	if err := yaml.Unmarshal(prometheusRuleSpec(t), &groups); err != nil {
+	if err := yaml.Unmarshal(spec, &groups); err != nil {
 		t.Fatalf("parse rule groups: %v", err)
 	}
 	runbook, err := os.ReadFile(runbookFile)
@@ -127,15 +140,15 @@ func TestEveryAlertIsDocumentedAndTested(t *testing.T) {
 	}
 }
 
-// prometheusRuleSpec returns the .spec of the PrometheusRule helm template
+// ruleSpec returns the .spec of the PrometheusRule or VMRule helm template
 // renders, as YAML: a plain Prometheus rule file.
-func prometheusRuleSpec(t *testing.T) []byte {
+func ruleSpec(t *testing.T, kind string) []byte {
 	t.Helper()
-	_, objs := render(t, helmBin(t), "kcp-system")
-	rule := find(t, objs, "PrometheusRule", releaseName)
+	_, objs := render(t, helmBin(t), "kcp-system", append(slices.Clone(project), monitoringAPIs...)...)
+	rule := find(t, objs, kind, releaseName)
 	spec, ok := rule.Object["spec"].(map[string]any)
 	if !ok || spec["groups"] == nil {
-		t.Fatalf("the rendered PrometheusRule has no spec.groups")
+		t.Fatalf("the rendered %s has no spec.groups", kind)
 	}
 	out, err := yaml.Marshal(spec)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -27,12 +28,16 @@ var (
 	shoots              = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
 )
 
-// TestChartAppliesToARealAPIServer renders every variant of the chart and
-// applies it to a real kube-apiserver (server-side dry run: schema,
-// defaulting and admission, including the restricted Pod Security profile,
-// hooks included), then installs the in-cluster variant for real and checks,
-// as the job's ServiceAccount, that the Role in the Gardener project
-// namespace grants exactly what the job needs.
+// TestChartAppliesToARealAPIServer renders every variant of the chart with
+// the real kube-apiserver's APIs as helm's .Capabilities (what helm install
+// reads from the cluster's discovery) and applies it (server-side dry run: schema, defaulting and admission,
+// including the restricted Pod Security profile, hooks and the helm test Pod
+// included): first with no monitoring API registered, where no monitoring
+// object may be rendered, then with the Prometheus and VictoriaMetrics
+// operators' CRDs, where every one the variant asks for must be. It checks
+// the release notes helm prints, then installs the in-cluster variant for
+// real and checks, as the job's ServiceAccount, that the Role in the
+// Gardener project namespace grants exactly what the job needs.
 func TestChartAppliesToARealAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver")
@@ -44,34 +49,149 @@ func TestChartAppliesToARealAPIServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	k.run("apply", "-f", "../../manifests/testdata/monitoring-crds.yaml")
-	k.run("wait", "--for=condition=Established", "--timeout=60s", "crd/prometheusrules.monitoring.coreos.com",
-		"crd/servicemonitors.monitoring.coreos.com", "crd/vmservicescrapes.operator.victoriametrics.com")
 	// The release's namespace (kcp-system) and the Gardener project's, both
 	// under the restricted profile.
 	ns := restrictedNamespace(ctx, t, kube, "kcp-system")
 	gardenNS := restrictedNamespace(ctx, t, kube, "garden-kyma")
+	// KEB's ServiceAccount, which the pods run as with workload identity:
+	// KEB's chart has created it on the landscape.
+	k.run("-n", ns, "create", "serviceaccount", "kcp-kyma-environment-broker")
 
-	for _, v := range variants() {
-		doc, objs := render(t, helm, ns, append(slices.Clone(v.args), "--set", "hapReconciler.gardener.namespace="+gardenNS)...)
-		out := k.run("apply", "--dry-run=server", "-f", writeManifests(t, doc))
-		for _, obj := range objs {
-			line := regexp.MustCompile(`(?m)^` + strings.ToLower(obj.GetKind()) + `(\.[a-z0-9.-]+)?/` + regexp.QuoteMeta(obj.GetName()) + ` created \(server dry run\)$`)
-			if !line.MatchString(out) {
-				t.Errorf("%s: %s %s not created in the dry run:\n%s", v.name, obj.GetKind(), obj.GetName(), out)
+	monitoring := map[string]bool{}
+	for _, phase := range []string{"without the monitoring APIs", "with the monitoring APIs"} {
+		if phase == "with the monitoring APIs" {
+			k.run("apply", "-f", "../../manifests/testdata/monitoring-crds.yaml")
+			k.run("wait", "--for=condition=Established", "--timeout=60s", "crd/prometheusrules.monitoring.coreos.com",
+				"crd/servicemonitors.monitoring.coreos.com", "crd/vmservicescrapes.operator.victoriametrics.com",
+				"crd/vmrules.operator.victoriametrics.com")
+		}
+		for _, v := range variants() {
+			args := append(slices.Clone(v.args), "--set", "hapReconciler.gardener.namespace="+gardenNS)
+			doc, objs := render(t, helm, ns, append(args, serverAPIs(t, kube)...)...)
+			for _, o := range objs {
+				if slices.Contains(monitoringKinds, o.GetKind()) {
+					if phase == "without the monitoring APIs" {
+						t.Errorf("%s, %s: rendered %s %s, whose API the server does not serve", v.name, phase, o.GetKind(), o.GetName())
+					}
+					monitoring[o.GetKind()] = true
+				}
 			}
+			applyDryRun(t, k, v.name+", "+phase, doc, objs)
 		}
-		if n := strings.Count(out, "created (server dry run)"); n != len(objs) {
-			t.Errorf("%s: %d objects created in the dry run, %d rendered:\n%s", v.name, n, len(objs), out)
-		}
-		if strings.Contains(out, "Warning:") {
-			t.Errorf("%s: the API server warned (Pod Security \"restricted\" or a deprecation):\n%s", v.name, out)
+	}
+	for _, kind := range monitoringKinds {
+		if !monitoring[kind] {
+			t.Errorf("no variant rendered a %s once the server served it", kind)
 		}
 	}
 
-	doc, _ := render(t, helm, ns, "--set", "hapReconciler.gardener.credentials=inCluster", "--set", "hapReconciler.gardener.namespace="+gardenNS)
+	checkReleaseNotes(t, helm, kube, ns)
+
+	doc, _ := render(t, helm, ns, append(slices.Clone(project), "--set", "hapReconciler.gardener.credentials=inCluster", "--set", "hapReconciler.gardener.namespace="+gardenNS)...)
 	k.run("apply", "-f", writeManifests(t, doc))
 	checkServiceAccountPermissions(ctx, t, kube, ns, gardenNS)
+}
+
+// applyDryRun applies doc with a server-side dry run and checks that each
+// of objs was created, and that the API server warned about nothing. The
+// helm test Pod is applied last, as helm runs it: after the install, once
+// the release's ServiceAccount exists (it is created for the Pod's dry run
+// and removed again; KEB's own ServiceAccount is there from the start).
+func applyDryRun(t *testing.T, k kubectlRunner, name, doc string, objs []*unstructured.Unstructured) {
+	t.Helper()
+	var release, tests, accounts []*unstructured.Unstructured
+	for _, o := range objs {
+		switch {
+		case o.GetAnnotations()["helm.sh/hook"] == "test":
+			tests = append(tests, o)
+		case o.GetKind() == "ServiceAccount":
+			accounts = append(accounts, o)
+			release = append(release, o)
+		default:
+			release = append(release, o)
+		}
+	}
+	out := k.run("apply", "--dry-run=server", "-f", writeObjects(t, release))
+	if len(accounts) > 0 {
+		k.run("apply", "-f", writeObjects(t, accounts))
+		defer k.run("delete", "--wait", "-f", writeObjects(t, accounts))
+	}
+	out += k.run("apply", "--dry-run=server", "-f", writeObjects(t, tests))
+	for _, obj := range objs {
+		line := regexp.MustCompile(`(?m)^` + strings.ToLower(obj.GetKind()) + `(\.[a-z0-9.-]+)?/` + regexp.QuoteMeta(obj.GetName()) + ` created \(server dry run\)$`)
+		if !line.MatchString(out) {
+			t.Errorf("%s: %s %s not created in the dry run:\n%s", name, obj.GetKind(), obj.GetName(), out)
+		}
+	}
+	if n := strings.Count(out, "created (server dry run)"); n != len(objs) {
+		t.Errorf("%s: %d objects created in the dry run, %d rendered:\n%s", name, n, len(objs), out)
+	}
+	if strings.Contains(out, "Warning:") {
+		t.Errorf("%s: the API server warned (Pod Security \"restricted\" or a deprecation):\n%s", name, out)
+	}
+	if len(tests) != 1 {
+		t.Errorf("%s: %d helm test Pods rendered, want 1", name, len(tests))
+	}
+}
+
+// serverAPIs are the API server's group versions and kinds as helm's
+// --api-versions: what helm reads from discovery when it installs.
+func serverAPIs(t *testing.T, kube *testbed.Kube) []string {
+	t.Helper()
+	_, lists, err := discovery.NewDiscoveryClientForConfigOrDie(kube.Config()).ServerGroupsAndResources()
+	if err != nil {
+		t.Fatalf("discovery: %v", err)
+	}
+	var args []string
+	for _, list := range lists {
+		args = append(args, "--api-versions", list.GroupVersion)
+		for _, r := range list.APIResources {
+			if !strings.Contains(r.Name, "/") {
+				args = append(args, "--api-versions", list.GroupVersion+"/"+r.Kind)
+			}
+		}
+	}
+	return args
+}
+
+// writeObjects writes objects as a YAML stream for kubectl.
+func writeObjects(t *testing.T, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	var docs []string
+	for _, o := range objs {
+		docs = append(docs, string(toYAML(t, o.Object)))
+	}
+	return writeManifests(t, strings.Join(docs, "---\n"))
+}
+
+// checkReleaseNotes has helm render the release against the API server
+// (helm install --dry-run=server) and checks what NOTES.txt tells the
+// operator: the namespace, the mode, where KEB's keys were read from, that
+// release is a dry run, and the monitoring the cluster could take.
+func checkReleaseNotes(t *testing.T, helm string, kube *testbed.Kube, ns string) {
+	t.Helper()
+	for _, c := range []struct {
+		values string
+		want   []string
+	}{
+		{kebValues, []string{"in namespace " + ns, "Gardener project:  garden-kyma-dev (from gardener.project)",
+			"Mode:              serve", "rendered from the top-level hap block", "DRY RUN", "Monitoring:        VMServiceScrape",
+			"VMRule PrometheusRule", "helm test " + releaseName}},
+		{kebNestedValues, []string{"Gardener project:  garden-kyma-stage (from keb.gardener.project)", "rendered from keb.hap",
+			"(2 allowed global accounts, 5 rules)"}},
+	} {
+		out := run(t, helm, "install", releaseName, chartDir, "--namespace", ns, "--dry-run=server", "--kubeconfig", kube.KubeconfigPath(), "-f", c.values)
+		_, notes, ok := strings.Cut(out, "NOTES:\n")
+		if !ok {
+			t.Errorf("%s: helm install printed no NOTES:\n%s", c.values, out)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("%s: the release notes do not say %q:\n%s", c.values, w, notes)
+			}
+		}
+	}
 }
 
 // checkServiceAccountPermissions acts as the job's ServiceAccount on objects

@@ -20,8 +20,32 @@ const (
 	kebHapValues = "../../internal/config/testdata/keb-values-hap.yaml"
 	// kebLandscapeValues is a landscape's values file for KEB's chart.
 	kebLandscapeValues = "../../manifests/testdata/keb-values-landscape.yaml"
-	releaseName        = "hap-reconciler"
+	// kebValues is KEB's resources/keb/values.yaml, verbatim.
+	kebValues = "../../manifests/testdata/keb-values.yaml"
+	// kebNestedValues holds KEB's keys under a wrapper chart's subchart key.
+	kebNestedValues = "../../manifests/testdata/keb-values-nested.yaml"
+	// kebValuesWithoutProject has no gardener.project.
+	kebValuesWithoutProject = "../../manifests/testdata/keb-values-no-project.yaml"
+	releaseName             = "hap-reconciler"
+	// kubeVersion is what helm template assumes for Capabilities.KubeVersion
+	// (the chart needs 1.29 or newer); the test bed's API server is 1.34.
+	kubeVersion = "1.34.0"
 )
+
+// project is the one key the chart's own defaults leave open.
+var project = []string{"--set", "gardener.project=kyma-dev"}
+
+// monitoringAPIs are the kinds the chart's monitoring objects need, as
+// helm template's --api-versions: a cluster that serves them all.
+var monitoringAPIs = []string{
+	"--api-versions", "monitoring.coreos.com/v1/PrometheusRule",
+	"--api-versions", "monitoring.coreos.com/v1/ServiceMonitor",
+	"--api-versions", "operator.victoriametrics.com/v1beta1/VMServiceScrape",
+	"--api-versions", "operator.victoriametrics.com/v1beta1/VMRule",
+}
+
+// monitoringKinds are the kinds rendered only where their API is served.
+var monitoringKinds = []string{"PrometheusRule", "ServiceMonitor", "VMServiceScrape", "VMRule"}
 
 // variant is one way of installing the chart the tests render.
 type variant struct {
@@ -29,19 +53,34 @@ type variant struct {
 	args []string // helm template arguments: -f files, --set pairs
 }
 
-// variants are the installations every test renders: the defaults, serve,
-// KEB's own hap block and a whole landscape's values file of KEB's.
+// variants are the installations every test renders: the defaults (serve),
+// the CronJob, KEB's own hap block, a landscape's values file of KEB's,
+// KEB's values.yaml as it is, the same keys nested under a subchart key, and
+// KEB's landscape conventions (workload identity, ambient mesh, scheduling).
 func variants() []variant {
 	return []variant{
-		{"default", nil},
-		{"serve", []string{"--set", "hapReconciler.mode=serve"}},
-		{"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials", []string{
+		{"default", project},
+		{"cronjob", append(slices.Clone(project), "--set", "hapReconciler.mode=cronjob",
+			"--set", "hapReconciler.metrics.pushgatewayURL=http://prometheus-pushgateway.monitoring.svc:9091")},
+		{"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials", append(slices.Clone(project),
 			"--set", "hapReconciler.mode=serve", "--set", "hapReconciler.metrics.scrape=ServiceMonitor",
 			"--set", "global.database.cloudsqlproxy.enabled=true",
 			"--set", "global.database.managedGCP.instanceConnectionName=kyma-dev:europe-west3:kcp",
-			"--set", "hapReconciler.gardener.credentials=inCluster"}},
-		{"KEB's hap block", []string{"-f", kebHapValues}},
+			"--set", "hapReconciler.gardener.credentials=inCluster")},
+		{"KEB's hap block", append([]string{"-f", kebHapValues}, project...)},
 		{"KEB's landscape values", []string{"-f", kebLandscapeValues}},
+		{"KEB's values.yaml", []string{"-f", kebValues}},
+		{"KEB's keys nested under a subchart key", []string{"-f", kebNestedValues}},
+		{"workload identity, ambient mesh and scheduling", []string{"-f", kebValues,
+			"--set", "global.database.embedded.enabled=false",
+			"--set", "global.database.cloudsqlproxy.enabled=true",
+			"--set", "global.database.cloudsqlproxy.workloadIdentity.enabled=true",
+			"--set", "global.database.managedGCP.instanceConnectionName=kyma-dev:europe-west3:kcp",
+			"--set", "global.istio.ambient.enabled=true",
+			"--set", "hapReconciler.tolerations[0].key=dedicated", "--set", "hapReconciler.tolerations[0].operator=Exists",
+			"--set", "hapReconciler.priorityClassName=system-cluster-critical",
+			"--set", "hapReconciler.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key=pool",
+			"--set", "hapReconciler.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator=Exists"}},
 	}
 }
 
@@ -51,10 +90,10 @@ func helmBin(t *testing.T) string {
 }
 
 // render runs helm template into namespace and returns the YAML and the
-// objects (hooks included: helm template renders them too).
+// objects (hooks and the test pod included: helm template renders them too).
 func render(t *testing.T, helm, namespace string, args ...string) (string, []*unstructured.Unstructured) {
 	t.Helper()
-	out := run(t, helm, append([]string{"template", releaseName, chartDir, "--namespace", namespace}, args...)...)
+	out := run(t, helm, append([]string{"template", releaseName, chartDir, "--namespace", namespace, "--kube-version", kubeVersion}, args...)...)
 	return out, decodeObjects(t, out)
 }
 
@@ -101,48 +140,62 @@ func kinds(objs []*unstructured.Unstructured) []string {
 func TestChartLints(t *testing.T) {
 	helm := helmBin(t)
 	for _, v := range variants() {
-		out := run(t, helm, append([]string{"lint", "--strict", chartDir}, v.args...)...)
+		out := run(t, helm, append([]string{"lint", "--strict", chartDir, "--kube-version", kubeVersion}, v.args...)...)
 		if !strings.Contains(out, "0 chart(s) failed") {
 			t.Errorf("%s: helm lint:\n%s", v.name, out)
 		}
 	}
 }
 
-// TestChartRendersEachVariant checks what each variant is made of.
+// TestChartRendersEachVariant checks what each variant is made of, on a
+// cluster that serves every monitoring API.
 func TestChartRendersEachVariant(t *testing.T) {
 	helm := helmBin(t)
 	common := []string{"ConfigMap/hap-reconciler", "ConfigMap/hap-reconciler-dashboard", "ConfigMap/hap-reconciler-migrate",
-		"Job/hap-reconciler-migrate", "PrometheusRule/hap-reconciler", "ServiceAccount/hap-reconciler"}
+		"Job/hap-reconciler-migrate", "PrometheusRule/hap-reconciler", "VMRule/hap-reconciler", "Pod/hap-reconciler-check"}
+	serve := []string{"Deployment/hap-reconciler", "Service/hap-reconciler", "VMServiceScrape/hap-reconciler", "ServiceAccount/hap-reconciler"}
 	want := map[string][]string{
-		"default":         append([]string{"CronJob/hap-reconciler"}, common...),
-		"serve":           append([]string{"Deployment/hap-reconciler", "Service/hap-reconciler", "VMServiceScrape/hap-reconciler"}, common...),
-		"KEB's hap block": append([]string{"CronJob/hap-reconciler"}, common...),
+		"default":         append(slices.Clone(serve), common...),
+		"cronjob":         append([]string{"CronJob/hap-reconciler", "ServiceAccount/hap-reconciler"}, common...),
+		"KEB's hap block": append(slices.Clone(serve), common...),
 		"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials": append([]string{"Deployment/hap-reconciler",
-			"Role/hap-reconciler", "RoleBinding/hap-reconciler", "Service/hap-reconciler", "ServiceMonitor/hap-reconciler"}, common...),
-		"KEB's landscape values": append([]string{"CronJob/hap-reconciler"}, common...),
+			"Role/hap-reconciler", "RoleBinding/hap-reconciler", "Service/hap-reconciler", "ServiceMonitor/hap-reconciler",
+			"ServiceAccount/hap-reconciler"}, common...),
+		"KEB's landscape values":                 append(slices.Clone(serve), common...),
+		"KEB's values.yaml":                      append(slices.Clone(serve), common...),
+		"KEB's keys nested under a subchart key": append(slices.Clone(serve), common...),
+		// KEB's ServiceAccount: none of the job's own.
+		"workload identity, ambient mesh and scheduling": append([]string{"Deployment/hap-reconciler", "Service/hap-reconciler",
+			"VMServiceScrape/hap-reconciler"}, common...),
 	}
 	for _, v := range variants() {
-		_, objs := render(t, helm, "kcp-system", v.args...)
+		_, objs := render(t, helm, "kcp-system", append(slices.Clone(v.args), monitoringAPIs...)...)
 		w := slices.Clone(want[v.name])
 		slices.Sort(w)
 		if got := kinds(objs); !slices.Equal(got, w) {
 			t.Errorf("%s: rendered\n %v\nwant\n %v", v.name, got, w)
 		}
+		// Without the monitoring APIs: everything else, no monitoring object.
+		_, objs = render(t, helm, "kcp-system", v.args...)
+		w = slices.DeleteFunc(w, func(k string) bool { return slices.Contains(monitoringKinds, strings.Split(k, "/")[0]) })
+		if got := kinds(objs); !slices.Equal(got, w) {
+			t.Errorf("%s without the monitoring APIs: rendered\n %v\nwant\n %v", v.name, got, w)
+		}
 	}
 
 	// The release switches: dry-run by default, for real when asked, in
 	// both modes.
-	_, objs := render(t, helm, "kcp-system")
-	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") {
-		t.Errorf("default CronJob args %v: want --dry-run (release.dryRun defaults to true)", args)
+	_, objs := render(t, helm, "kcp-system", project...)
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "serve" {
+		t.Errorf("default args %v: want serve --dry-run (serve is the default mode; release.dryRun defaults to true)", args)
 	}
-	_, objs = render(t, helm, "kcp-system", "--set", "hapReconciler.release.dryRun=false")
+	_, objs = render(t, helm, "kcp-system", append(slices.Clone(project), "--set", "hapReconciler.release.dryRun=false")...)
 	if args := mainContainerArgs(t, objs); slices.Contains(args, "--dry-run") {
 		t.Errorf("release.dryRun=false: args %v still carry --dry-run", args)
 	}
-	_, objs = render(t, helm, "kcp-system", "--set", "hapReconciler.mode=serve")
-	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "serve" {
-		t.Errorf("serve args %v: want serve --dry-run (release.dryRun defaults to true)", args)
+	_, objs = render(t, helm, "kcp-system", append(slices.Clone(project), "--set", "hapReconciler.mode=cronjob")...)
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "run" {
+		t.Errorf("cronjob args %v: want run --dry-run (release.dryRun defaults to true)", args)
 	}
 
 	// Values the chart refuses, naming the key.
@@ -151,11 +204,21 @@ func TestChartRendersEachVariant(t *testing.T) {
 		{"hapReconciler.gardener.credentials=token", "hapReconciler.gardener.credentials"},
 		{"hapReconciler.config.namespace=garden-x", "hapReconciler.config.namespace"},
 		{"hapReconciler.config.hap.rule={aws}", "hapReconciler.config.hap"},
+		// serve waits up to 45 s for a running job after SIGTERM.
+		{"hapReconciler.terminationGracePeriodSeconds=45", "hapReconciler.terminationGracePeriodSeconds"},
+		// values.schema.json
+		{"hapReconciler.logLevel=loud", "/hapReconciler/logLevel"},
+		{"hapReconciler.databse.userSecretKey=x", "'databse' not allowed"},
 	} {
-		out, err := runErr(helm, "template", releaseName, chartDir, "--set", bad[0])
+		out, err := runErr(helm, "template", releaseName, chartDir, "--kube-version", kubeVersion, "--set", "gardener.project=kyma-dev", "--set", bad[0])
 		if err == nil || !strings.Contains(out, bad[1]) {
 			t.Errorf("--set %s: want an error naming %s, got %v:\n%s", bad[0], bad[1], err, out)
 		}
+	}
+	// Kubernetes older than the native sidecars.
+	if out, err := runErr(helm, "template", releaseName, chartDir, "--kube-version", "1.28.9", "--set", "gardener.project=kyma-dev"); err == nil ||
+		!strings.Contains(out, "kubeVersion: >=1.29.0-0") {
+		t.Errorf("Kubernetes 1.28: want the chart's kubeVersion to refuse it, got %v:\n%s", err, out)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 const noLimit = 999999
 
 // TestTheJobLogsKEBsPolicy renders the chart with KEB's values and starts
-// the built binary exactly as the rendered CronJob would: its arguments, its
+// the built binary exactly as the rendered workload would: its arguments, its
 // environment (the variables with literal values; the database's come from
 // Secrets and are left out, so the run stops at the database), and the
 // rendered ConfigMaps as files at their mount paths. The multi-account
@@ -39,10 +39,10 @@ const noLimit = 999999
 func TestTheJobLogsKEBsPolicy(t *testing.T) {
 	helm := helmBin(t)
 	bin := buildBinary(t)
-	for _, values := range []string{kebHapValues, kebLandscapeValues} {
+	for _, values := range []string{kebHapValues, kebLandscapeValues, kebValues, kebNestedValues} {
 		t.Run(filepath.Base(values), func(t *testing.T) {
-			_, objs := render(t, helm, "kcp-system", "-f", values)
-			lines := startAsTheCronJob(t, bin, objs)
+			_, objs := render(t, helm, "kcp-system", "-f", values, "--set", "hapReconciler.gardener.namespace=garden-kyma-dev")
+			lines := startAsTheWorkload(t, bin, objs)
 			got, ok := lines[app.PolicyMessage]
 			if !ok {
 				t.Fatalf("no %q line in the job's log:\n%s", app.PolicyMessage, joinLines(lines))
@@ -72,7 +72,7 @@ func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
+	type hapBlock struct {
 		HAP struct {
 			MultiHyperscalerAccount struct {
 				AllowedGlobalAccounts []string       `json:"allowedGlobalAccounts"`
@@ -81,8 +81,16 @@ func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 			} `json:"multiHyperscalerAccount"`
 		} `json:"hap"`
 	}
+	// KEB's keys at the top, or under a wrapper chart's subchart key keb.
+	var v struct {
+		hapBlock
+		KEB *hapBlock `json:"keb"`
+	}
 	if err := yaml.Unmarshal(raw, &v); err != nil {
 		t.Fatalf("%s: %v", valuesFile, err)
+	}
+	if v.KEB != nil {
+		v.hapBlock = *v.KEB
 	}
 	m := v.HAP.MultiHyperscalerAccount
 	def := m.Limits["default"]
@@ -121,14 +129,80 @@ func normalize(v any) any {
 	return n
 }
 
-// startAsTheCronJob runs bin with the rendered CronJob's arguments and
-// environment, the ConfigMaps it mounts written under a temporary root, and
-// returns the JSON log lines by message.
-func startAsTheCronJob(t *testing.T, bin string, objs []*unstructured.Unstructured) map[string]map[string]any {
+// startAsTheWorkload runs bin with the rendered workload's (Deployment or
+// CronJob) arguments and environment, the ConfigMaps it mounts written
+// under a temporary root, and returns the JSON log lines by message.
+func startAsTheWorkload(t *testing.T, bin string, objs []*unstructured.Unstructured) map[string]map[string]any {
 	t.Helper()
-	cron := find(t, objs, "CronJob", releaseName)
-	pod, _, _ := unstructured.NestedMap(cron.Object, "spec", "jobTemplate", "spec", "template", "spec")
-	c := mainContainer(t, objs)
+	p := materialize(t, workloadPod(t, objs), "hap-reconciler", objs, nil)
+	code, out := p.run(t, bin)
+	if code == 0 {
+		t.Fatalf("the job ran without a database:\n%s", out)
+	}
+	lines := logLines(out)
+	if len(lines) == 0 {
+		t.Fatalf("the job logged no JSON line (args %q):\n%s", p.args, out)
+	}
+	return lines
+}
+
+// workloadPod is the pod spec of the rendered Deployment or CronJob.
+func workloadPod(t *testing.T, objs []*unstructured.Unstructured) map[string]any {
+	t.Helper()
+	for _, o := range objs {
+		var path []string
+		switch o.GetKind() {
+		case "Deployment":
+			path = []string{"spec", "template", "spec"}
+		case "CronJob":
+			path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
+		default:
+			continue
+		}
+		pod, _, _ := unstructured.NestedMap(o.Object, path...)
+		return pod
+	}
+	t.Fatal("no Deployment or CronJob among the rendered objects")
+	return nil
+}
+
+// podProcess is a container of a rendered pod made into a local process:
+// its arguments and environment, its volumes written under root.
+type podProcess struct {
+	args []string
+	env  []string
+	// rebase moves a path under a mount point (or a flag's value that is
+	// one) under the process's root.
+	rebase func(string) string
+}
+
+// rebaseAll is rebase for each of args.
+func (p podProcess) rebaseAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = p.rebase(a)
+	}
+	return out
+}
+
+// secretValue resolves a secretKeyRef or a Secret volume's key; nil leaves
+// Secret-sourced variables out and Secret volumes empty.
+type secretValue func(name, key string) (string, bool)
+
+// materialize prepares container of pod to run here: ConfigMap volumes from
+// the rendered objects, Secret volumes and secretKeyRef variables through
+// secrets, and every path under a mount point moved under a temporary root.
+func materialize(t *testing.T, pod map[string]any, container string, objs []*unstructured.Unstructured, secrets secretValue) podProcess {
+	t.Helper()
+	var c map[string]any
+	for _, x := range pod["containers"].([]any) {
+		if x.(map[string]any)["name"] == container {
+			c = x.(map[string]any)
+		}
+	}
+	if c == nil {
+		t.Fatalf("no container %s in the pod", container)
+	}
 	root := t.TempDir()
 
 	volumes := map[string]map[string]any{}
@@ -145,13 +219,16 @@ func startAsTheCronJob(t *testing.T, bin string, objs []*unstructured.Unstructur
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		cm, ok := volumes[m["name"].(string)]["configMap"].(map[string]any)
-		if !ok {
-			continue // a Secret or emptyDir: empty here
+		data := map[string]string{}
+		volume := volumes[m["name"].(string)]
+		if cm, ok := volume["configMap"].(map[string]any); ok {
+			data, _, _ = unstructured.NestedStringMap(find(t, objs, "ConfigMap", cm["name"].(string)).Object, "data")
 		}
-		data, _, _ := unstructured.NestedStringMap(find(t, objs, "ConfigMap", cm["name"].(string)).Object, "data")
+		if s, ok := volume["secret"].(map[string]any); ok && secrets != nil {
+			data = secretVolume(t, s, secrets)
+		}
 		for file, content := range data {
-			if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -184,22 +261,89 @@ func startAsTheCronJob(t *testing.T, bin string, objs []*unstructured.Unstructur
 		e := e.(map[string]any)
 		if value, ok := e["value"].(string); ok {
 			env = append(env, e["name"].(string)+"="+rebase(value))
+			continue
+		}
+		ref, _, _ := unstructured.NestedStringMap(e, "valueFrom", "secretKeyRef")
+		if ref == nil || secrets == nil {
+			continue
+		}
+		value, ok := secrets(ref["name"], ref["key"])
+		if !ok {
+			t.Fatalf("variable %s: Secret %s has no key %s", e["name"], ref["name"], ref["key"])
+		}
+		env = append(env, e["name"].(string)+"="+value)
+	}
+	return podProcess{args: args, env: env, rebase: rebase}
+}
+
+// secretVolume is what a Secret volume holds: its items, or every key.
+func secretVolume(t *testing.T, volume map[string]any, secrets secretValue) map[string]string {
+	t.Helper()
+	name := volume["secretName"].(string)
+	optional, _ := volume["optional"].(bool)
+	out := map[string]string{}
+	items, _ := volume["items"].([]any)
+	for _, it := range items {
+		it := it.(map[string]any)
+		value, ok := secrets(name, it["key"].(string))
+		if !ok {
+			if optional {
+				continue
+			}
+			t.Fatalf("Secret volume %s: no key %s", name, it["key"])
+		}
+		out[it["path"].(string)] = value
+	}
+	if len(items) == 0 {
+		// The tests mount whole Secrets of one key only: the kubeconfig.
+		if value, ok := secrets(name, "kubeconfig"); ok {
+			out["kubeconfig"] = value
 		}
 	}
+	return out
+}
 
+// run starts the process and returns its exit code and its stdout (the
+// job's log).
+func (p podProcess) run(t *testing.T, bin string) (int, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	cmd := exec.CommandContext(ctx, bin, p.args...)
+	cmd.Env = p.env
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errorsAs(err, &exit) {
 		t.Fatalf("start %s: %v", bin, err)
 	}
+	return cmd.ProcessState.ExitCode(), stdout.String()
+}
+
+// runSplit starts the process and returns its stdout and stderr apart,
+// and its exit code.
+func (p podProcess) runSplit(t *testing.T, bin string) (stdout, stderr string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, p.args...)
+	cmd.Env = p.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errorsAs(err, &exit) {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
+}
+
+// logLines returns the JSON log lines of out by message.
+func logLines(out string) map[string]map[string]any {
 	lines := map[string]map[string]any{}
-	sc := bufio.NewScanner(&stderr)
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
 		var line map[string]any
 		if json.Unmarshal(sc.Bytes(), &line) == nil {
@@ -207,9 +351,6 @@ func startAsTheCronJob(t *testing.T, bin string, objs []*unstructured.Unstructur
 				lines[msg] = line
 			}
 		}
-	}
-	if len(lines) == 0 {
-		t.Fatalf("the job logged no JSON line (args %q):\n%s", args, stderr.String())
 	}
 	return lines
 }

@@ -102,8 +102,9 @@ func TestKilledRunsLeaveNothingHalfDone(t *testing.T) {
 func (s *scene) runAndKill(t *testing.T, marker string, delay time.Duration) string {
 	t.Helper()
 	cmd, _ := s.command(testContext(t), "run")
-	cmd.Stdout, cmd.Stderr = io.Discard, nil
-	stderr, err := cmd.StderrPipe()
+	// The run logs on stdout.
+	cmd.Stdout, cmd.Stderr = nil, io.Discard
+	logs, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func (s *scene) runAndKill(t *testing.T, marker string, delay time.Duration) str
 		defer timer.Stop()
 		where = fmt.Sprintf("after %s", delay.Round(time.Millisecond))
 	}
-	lines := bufio.NewScanner(stderr)
+	lines := bufio.NewScanner(logs)
 	for lines.Scan() {
 		if marker != "" && strings.Contains(lines.Text(), `"msg":"`+marker) {
 			kill()
@@ -125,7 +126,7 @@ func (s *scene) runAndKill(t *testing.T, marker string, delay time.Duration) str
 			break
 		}
 	}
-	_, _ = io.Copy(io.Discard, stderr)
+	_, _ = io.Copy(io.Discard, logs)
 	_ = cmd.Wait()
 	if !cmd.ProcessState.Success() && marker == "" {
 		return where

@@ -25,13 +25,106 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
 {{/* The Gardener project namespace: KEB's APP_GARDENER_PROJECT is the
-project's name, its namespace is garden-<project>. */}}
+project's name, its namespace is garden-<project>. No default: a job run
+against a project nobody named would reconcile the wrong pool. */}}
 {{- define "hap-reconciler.gardenerNamespace" -}}
+{{- include "hap-reconciler.kebValues" . -}}
 {{- if .Values.hapReconciler.gardener.namespace -}}
 {{- .Values.hapReconciler.gardener.namespace -}}
 {{- else -}}
-{{- printf "garden-%s" (required "gardener.project: the Gardener project KEB uses (KEB's values)" .Values.gardener.project) -}}
+{{- printf "garden-%s" (required "gardener.project is not set: install with the values file KEB is deployed with on this landscape (its gardener.project names the Gardener project), or set hapReconciler.gardener.namespace" .Values.gardener.project) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* Where KEB's keys (gardener, hap) are read from: the top level, as in
+KEB's own values.yaml, or a subchart key when the file is a wrapper chart's
+(KEB's chart as a dependency: keb.gardener, keb.hap; global stays at the
+top, as Helm shares globals). Lifts them to the top level, where every
+template reads them; idempotent, so each template includes it first.
+hapReconciler.kebValuesKey names the key; empty, the one top-level map
+holding a gardener.project or a hap.multiHyperscalerAccount/hap.rule is used
+when the top level has no gardener.project, and anything ambiguous is
+refused: silently running on the chart's defaults is what this prevents. */}}
+{{- define "hap-reconciler.kebValues" -}}
+{{- $v := .Values -}}
+{{- if not (hasKey $v.hapReconciler "kebValuesFrom") -}}
+{{- $found := list -}}
+{{- range $k, $sub := $v -}}
+{{- if and (not (has $k (list "global" "gardener" "hap" "hapReconciler"))) (kindIs "map" $sub) -}}
+{{- $g := get $sub "gardener" | default dict -}}
+{{- $h := get $sub "hap" | default dict -}}
+{{- if or (and (kindIs "map" $g) (hasKey $g "project")) (and (kindIs "map" $h) (or (hasKey $h "multiHyperscalerAccount") (hasKey $h "rule"))) -}}
+{{- $found = append $found $k -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $key := $v.hapReconciler.kebValuesKey -}}
+{{- if and (not $key) $found -}}
+{{- if and (eq (len $found) 1) (not $v.gardener.project) -}}
+{{- $key = first $found -}}
+{{- else -}}
+{{- fail (printf "the values nest KEB's keys (gardener, hap) under %s as well as or instead of the top level: set hapReconciler.kebValuesKey to the key that holds KEB's values (a wrapper chart's subchart key), or pass KEB's own values file" (join ", " $found)) -}}
+{{- end -}}
+{{- end -}}
+{{- if $key -}}
+{{- $sub := get $v $key -}}
+{{- if not (kindIs "map" $sub) -}}
+{{- fail (printf "hapReconciler.kebValuesKey: %q holds no map of KEB's values" $key) -}}
+{{- end -}}
+{{- range $name := list "gardener" "hap" -}}
+{{- $_ := set $v $name (mergeOverwrite (deepCopy (get $v $name | default dict)) (get $sub $name | default dict)) -}}
+{{- end -}}
+{{- $_ := set $v.hapReconciler "kebValuesFrom" $key -}}
+{{- else -}}
+{{- $_ := set $v.hapReconciler "kebValuesFrom" "" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The ServiceAccount the pods run as: KEB's with workload identity (the
+Kubernetes account bound to the database's cloud identity, which KEB's jobs
+and migrator run as), else the job's own. */}}
+{{- define "hap-reconciler.serviceAccountName" -}}
+{{- if .Values.global.database.cloudsqlproxy.workloadIdentity.enabled -}}
+{{- required "global.kyma_environment_broker.serviceAccountName: KEB's ServiceAccount, which workload identity binds to the database's identity" .Values.global.kyma_environment_broker.serviceAccountName -}}
+{{- else -}}
+{{- include "hap-reconciler.fullname" . -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Pod labels and annotations every pod of the chart carries: no istio
+sidecar (it would outlive a Job's container and keep the pod from
+completing; KEB's migrator opts out the same way), or KEB's ambient labels
+when KEB's chart runs ambient (global.istio.ambient.enabled). */}}
+{{- define "hap-reconciler.meshLabels" -}}
+{{- if (((.Values.global).istio).ambient).enabled }}
+istio.io/dataplane-mode: ambient
+sidecar.istio.io/inject: "false"
+{{- end }}
+{{- end -}}
+
+{{- define "hap-reconciler.meshAnnotations" -}}
+sidecar.istio.io/inject: "false"
+{{- end -}}
+
+{{/* Scheduling knobs for every pod of the chart. */}}
+{{- define "hap-reconciler.scheduling" -}}
+{{- $v := .Values.hapReconciler -}}
+{{- with $v.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
 {{- end -}}
 
 {{- define "hap-reconciler.tag" -}}
@@ -53,9 +146,10 @@ project's name, its namespace is garden-<project>. */}}
 {{- if .Values.global.database.cloudsqlproxy.enabled -}}true{{- end -}}
 {{- end -}}
 
-{{/* The root certificate is mounted as KEB mounts it: only without the proxy. */}}
+{{/* The root certificate is mounted as KEB mounts it: only for a managed
+database (not embedded) reached without the proxy. */}}
 {{- define "hap-reconciler.sslRootCert" -}}
-{{- if and .Values.hapReconciler.database.sslRootCert.enabled (not (include "hap-reconciler.proxy" .)) -}}true{{- end -}}
+{{- if and .Values.hapReconciler.database.sslRootCert.enabled (not (include "hap-reconciler.proxy" .)) (not ((.Values.global.database).embedded).enabled) -}}true{{- end -}}
 {{- end -}}
 
 {{/* A container's hardening: what the restricted Pod Security profile
@@ -78,12 +172,23 @@ seccompProfile:
 
 {{/* KEB's database variables (db.DSNFromEnv reads them as KEB does), from
 KEB's Secret under KEB's key names; user and password from the Secret named
-by the argument when it is not empty. Call with (list $ secretName). */}}
+by the second argument under the keys of the third (the job's own Secret,
+own key names, as KEB's analytics.database), or from KEB's Secret under
+KEB's keys when that name is empty. Call with (list $ secretName keys),
+keys having userSecretKey and passwordSecretKey. */}}
 {{- define "hap-reconciler.databaseEnv" -}}
+{{- $keys := index . 2 -}}
 {{- $ := index . 0 -}}
 {{- $db := $.Values.global.database.managedGCP -}}
 {{- $keb := required "global.database.managedGCP.secretName: KEB's database Secret" $db.secretName -}}
-{{- $creds := default $keb (index . 1) -}}
+{{- $creds := $keb -}}
+{{- $userKey := $db.userNameSecretKey -}}
+{{- $passwordKey := $db.passwordSecretKey -}}
+{{- with (index . 1) -}}
+{{- $creds = . -}}
+{{- $userKey = required "the job's database Secret: userSecretKey" $keys.userSecretKey -}}
+{{- $passwordKey = required "the job's database Secret: passwordSecretKey" $keys.passwordSecretKey -}}
+{{- end -}}
 - name: APP_DATABASE_HOST
   valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.hostSecretKey }}}}
 - name: APP_DATABASE_PORT
@@ -93,9 +198,9 @@ by the argument when it is not empty. Call with (list $ secretName). */}}
 - name: APP_DATABASE_SSLMODE
   valueFrom: {secretKeyRef: {name: {{ $keb }}, key: {{ $db.sslModeSecretKey }}}}
 - name: APP_DATABASE_USER
-  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $db.userNameSecretKey }}}}
+  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $userKey }}}}
 - name: APP_DATABASE_PASSWORD
-  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $db.passwordSecretKey }}}}
+  valueFrom: {secretKeyRef: {name: {{ $creds }}, key: {{ $passwordKey }}}}
 {{- if include "hap-reconciler.sslRootCert" $ }}
 - name: APP_DATABASE_SSLROOTCERT
   value: {{ printf "%s/%s" $.Values.hapReconciler.database.sslRootCert.mountPath $.Values.hapReconciler.database.sslRootCert.fileName | quote }}
@@ -198,19 +303,22 @@ comes through KEB's variables, the namespace through --namespace. */}}
 {{- define "hap-reconciler.podSpec" -}}
 {{- $ := .root -}}
 {{- $v := $.Values.hapReconciler -}}
-serviceAccountName: {{ include "hap-reconciler.fullname" $ }}
+serviceAccountName: {{ include "hap-reconciler.serviceAccountName" $ }}
 {{- if not (include "hap-reconciler.inCluster" $) }}
 # The kubeconfig carries the Gardener identity; the local token is of no use.
 automountServiceAccountToken: false
+{{- end }}
+{{- if .serve }}
+{{- if le (int $v.terminationGracePeriodSeconds) 45 }}
+{{- fail (printf "hapReconciler.terminationGracePeriodSeconds: %v, want more than serve's 45 s shutdown grace" $v.terminationGracePeriodSeconds) }}
+{{- end }}
+terminationGracePeriodSeconds: {{ int $v.terminationGracePeriodSeconds }}
 {{- end }}
 {{- with $v.imagePullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
-{{- with $v.nodeSelector }}
-nodeSelector:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
+{{- include "hap-reconciler.scheduling" $ }}
 securityContext:
   {{- include "hap-reconciler.podSecurityContext" $ | nindent 2 }}
 {{- with (include "hap-reconciler.proxyContainer" $) }}
@@ -236,7 +344,7 @@ containers:
       periodSeconds: 10
     {{- end }}
     env:
-      {{- include "hap-reconciler.databaseEnv" (list $ $v.database.credentialsSecretName) | nindent 6 }}
+      {{- include "hap-reconciler.databaseEnv" (list $ $v.database.credentialsSecretName $v.database) | nindent 6 }}
       {{- include "hap-reconciler.hapEnv" $ | nindent 6 }}
       - name: GOMEMLIMIT
         value: {{ $v.goMemLimit | quote }}

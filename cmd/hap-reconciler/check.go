@@ -1,0 +1,43 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/app"
+)
+
+var openForCheck = app.Needs{Gardener: true, Database: true}
+
+func checkCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Check that the job can work here: KEB's database with the job's role, the project's bindings and shoots, KEB's policy",
+		Long: `Connects as the job does and checks, writing nothing: KEB's instances and the
+job's candidate table can be read with the job's database role, the Gardener
+project's credentials bindings and shoots can be listed, and the
+multi-account policy in effect comes from KEB's variables (it is logged, as
+at every start). Exits 0 when all of that holds, 1 with a line saying what
+to check when not. The chart's helm test runs it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, err := g.open(cmd.Context(), openForCheck)
+			if err != nil {
+				return err
+			}
+			defer env.Close()
+			res, err := app.Check(cmd.Context(), env)
+			if err != nil {
+				return err
+			}
+			env.Log.Info("check passed: the job can read KEB's database with its role and list the project's bindings and shoots",
+				zap.String("namespace", res.Namespace),
+				zap.Int("bindingsWithActiveInstances", res.BindingsWithInstances),
+				zap.Int("candidateRows", res.CandidateRows),
+				zap.Bool("bindingsListed", res.FirstBinding),
+				zap.Bool("shootsListed", res.FirstShoot),
+				zap.String("policySource", res.PolicySource))
+			return nil
+		},
+	}
+}
