@@ -61,7 +61,7 @@ func TestPoolsPlanTakesTheProviderKEBGivesTheRuntime(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.code, errOut.String())
 			}
 			if tc.code != exitOK {
-				if !strings.Contains(errOut.String(), tc.want) {
+				if msg := lastLogMessage(t, errOut.String()); !strings.Contains(msg, tc.want) {
 					t.Fatalf("the refusal does not say %q:\n%s", tc.want, errOut.String())
 				}
 				return
@@ -78,4 +78,18 @@ func TestPoolsPlanTakesTheProviderKEBGivesTheRuntime(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lastLogMessage is the msg of the last log line, the error a command ends
+// with.
+func lastLogMessage(t *testing.T, log string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	var line struct {
+		Msg string `json:"msg"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &line); err != nil {
+		t.Fatalf("the last log line is not JSON: %v\n%s", err, log)
+	}
+	return line.Msg
 }
