@@ -287,14 +287,14 @@ type checkedRelease struct {
 	releases   int
 }
 
-func (g *checkedRelease) UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error {
+func (g *checkedRelease) MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error {
 	g.w.mu.Lock()
 	defer g.w.mu.Unlock()
 	instances, shoots, err := g.w.references(ctx, name)
 	if err != nil {
 		return fmt.Errorf("test harness: counting references of %s: %w", name, err)
 	}
-	if err := g.jobsGardener.UpdateBindingLabels(ctx, name, resourceVersion, labels); err != nil {
+	if err := g.jobsGardener.MarkReleased(ctx, name, resourceVersion, releaseID); err != nil {
 		return err
 	}
 	g.mu.Lock()
