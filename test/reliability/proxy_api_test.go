@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -124,6 +125,7 @@ func (p *apiProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	forward := httputil.NewSingleHostReverseProxy(u)
 	forward.Transport = rt
+	forward.ErrorLog = quietProxyLog // requests the faults break are the point, not news
 	switch p.take(&p.armed) {
 	case cutRequest:
 		hangUp(w)
@@ -143,6 +145,8 @@ func (p *apiProxy) serve(w http.ResponseWriter, r *http.Request) {
 		forward.ServeHTTP(w, r)
 	}
 }
+
+var quietProxyLog = log.New(io.Discard, "", 0)
 
 // hangUp closes the client's connection without an answer.
 func hangUp(w http.ResponseWriter) {
