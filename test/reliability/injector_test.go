@@ -73,7 +73,7 @@ func (in *injector) inject(ctx context.Context, kind string) {
 	var err error
 	switch kind {
 	case postgresRestart:
-		err = bed.Postgres.Restart(ctx)
+		err = restartPostgres(ctx)
 	case apiserverRestart:
 		if err = bed.Kube.StopAPIServer(); err == nil {
 			err = bed.Kube.StartAPIServer(ctx)
@@ -104,6 +104,16 @@ func (in *injector) inject(ctx context.Context, kind string) {
 	if err != nil {
 		in.errs = append(in.errs, fmt.Errorf("%s: %w", kind, err))
 	}
+}
+
+// postgresRestarts keeps the injector's restarts and the aimed ones from
+// overlapping: two at once would fight over the server's port.
+var postgresRestarts sync.Mutex
+
+func restartPostgres(ctx context.Context) error {
+	postgresRestarts.Lock()
+	defer postgresRestarts.Unlock()
+	return bed.Postgres.Restart(ctx)
 }
 
 func (in *injector) total() int {

@@ -199,7 +199,7 @@ func (p *apiProxy) release(w http.ResponseWriter, r *http.Request) {
 	}
 	switch fault {
 	case aimedPostgres:
-		if err := bed.Postgres.Restart(ctx); err != nil {
+		if err := restartPostgres(ctx); err != nil {
 			p.fail("restarting PostgreSQL: " + err.Error())
 		}
 	case aimedJobKill:
