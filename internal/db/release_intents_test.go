@@ -11,6 +11,7 @@ import (
 // later attempt on the same binding leaves an earlier intent open, whose
 // update may have landed after all. Intents from before outcome rows named
 // theirs are settled, as then, by any later outcome row of the binding.
+// An intent gets one outcome row, however many runs settle it.
 func TestOpenReleaseIntentsAreThoseNoOutcomeNames(t *testing.T) {
 	s, _ := migratedStore(t)
 	ctx := testContext(t)
@@ -28,6 +29,10 @@ func TestOpenReleaseIntentsAreThoseNoOutcomeNames(t *testing.T) {
 	row("b-1", hap.OutcomeConflict, "", later)
 	settled := row("b-2", hap.OutcomeIntent, "9", 0)
 	row("b-2", hap.OutcomeReleased, "", settled)
+	// A second run settling the same intent at once records nothing.
+	if again := row("b-2", hap.OutcomeReleased, "", settled); again != 0 {
+		t.Errorf("a second outcome of intent %d was written as row %d", settled, again)
+	}
 	// Written before migration 5: no resourceVersion, no intent named.
 	err := s.db.WithContext(ctx).Exec(`INSERT INTO ` + s.table("binding_releases") + ` (binding_name, global_account_id, hyperscaler_type,
 		eu_access, mode, reason, dry_run, outcome) VALUES ('b-3', 'ga', '', false, 'dirty', '', false, 'intent'),

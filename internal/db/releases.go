@@ -30,7 +30,11 @@ type releaseRow struct {
 // RecordRelease appends r to the release history and returns the row's ID.
 // The database stamps the row (the column's default, clock_timestamp()):
 // r.At is ignored, so the history orders against KEB's own rows whatever
-// the job's clock says.
+// the job's clock says. An outcome row of an intent that already has one
+// is not written and its ID is 0: another run settled the intent first
+// (runs overlap for a moment when a database restart ends one's run lock),
+// and the first word on an intent stands, every outcome being read from
+// evidence that does not change once seen.
 func (s *Store) RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, error) {
 	for _, required := range []struct{ field, value string }{
 		{"binding name", r.BindingName},
@@ -47,11 +51,13 @@ func (s *Store) RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, 
 	var id int64
 	err := s.db.WithContext(ctx).Raw(`INSERT INTO `+s.table("binding_releases")+`
 		(binding_name, global_account_id, hyperscaler_type, eu_access, mode, reason, dry_run, outcome, intent_id, resource_version)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (intent_id) WHERE intent_id IS NOT NULL DO NOTHING
+		RETURNING id`,
 		r.BindingName, r.GlobalAccountID, r.Pool.HyperscalerType, r.Pool.EUAccess, r.Mode, r.Reason, r.DryRun, r.Outcome,
 		sql.NullInt64{Int64: r.IntentID, Valid: r.IntentID != 0},
 		sql.NullString{String: r.ResourceVersion, Valid: r.ResourceVersion != ""}).Scan(&id).Error
-	if err == nil && id == 0 {
+	if err == nil && id == 0 && r.IntentID == 0 {
 		err = fmt.Errorf("the insert returned no id")
 	}
 	return id, s.wrap(fmt.Sprintf("record release of binding %q", r.BindingName), err)

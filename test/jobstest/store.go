@@ -178,12 +178,16 @@ func (s *Store) inUseLocked(binding string) int {
 	return n
 }
 
-// RecordRelease appends r, numbered; the fake keeps no clock of its own.
+// RecordRelease appends r, numbered, unless it settles an intent already
+// settled; the fake keeps no clock of its own.
 func (s *Store) RecordRelease(_ context.Context, r hap.ReleaseRecord) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordRelease"); err != nil {
 		return 0, err
+	}
+	if r.IntentID != 0 && slices.ContainsFunc(s.releases, func(x hap.ReleaseRecord) bool { return x.IntentID == r.IntentID }) {
+		return 0, nil // settled already, as the real store's unique index has it
 	}
 	r.ID = int64(len(s.releases) + 1)
 	s.releases = append(s.releases, r)

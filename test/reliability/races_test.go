@@ -142,11 +142,11 @@ func raceTrial(t *testing.T, seed uint64) trialCounts {
 	inj := newInjector(seed, api, db, pod)
 	stopFaults := inj.start(ctx)
 	a := newActor(w, seed)
-	actorErrs := 0
-	for step := 0; step < actorSteps || inj.total() < minFaults; step++ {
+	steps, failed := 0, 0
+	for ; steps < actorSteps || inj.total() < minFaults; steps++ {
 		stepCtx, cancel := context.WithTimeout(ctx, time.Minute)
 		if err := a.step(stepCtx); err != nil {
-			actorErrs++ // KEB fails too while a server is away
+			failed++ // KEB fails too while a server is away
 			a.note("step failed: %v", err)
 		}
 		cancel()
@@ -171,8 +171,8 @@ func raceTrial(t *testing.T, seed uint64) trialCounts {
 			strings.Join(api.violations, "\n"), strings.Join(a.log, "\n"))
 	}
 	s.checkAuditExact(t, seed, api)
-	if actorErrs == actorSteps+inj.total() {
-		t.Errorf("seed %d: every step of the actor failed: the trial raced nothing", seed)
+	if failed == steps {
+		t.Errorf("seed %d: all %d steps of the actor failed: the trial raced nothing\nactor log:\n%s", seed, steps, strings.Join(a.log, "\n"))
 	}
 	return trialCounts{releases: api.releases(), faults: inj.counts, fired: api.fired, runs: pod.runs, kills: pod.kills}
 }

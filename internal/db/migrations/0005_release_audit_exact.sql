@@ -3,7 +3,9 @@
 --   job's clock, so they order against KEB's own rows;
 -- * an outcome row names the intent it settles (intent_id), so a later
 --   attempt on the same binding never closes an earlier intent whose
---   update may still have landed;
+--   update may still have landed; an intent has at most one outcome row,
+--   so two runs settling it at once (one whose run lock a database restart
+--   ended, and the next) record it once;
 -- * an intent row keeps the resourceVersion its update is guarded by: once
 --   the binding has moved past it, the update can no longer land.
 -- Rows written before this migration keep intent_id and resource_version
@@ -12,5 +14,5 @@ ALTER TABLE {{schema}}.binding_releases
     ALTER COLUMN created_at SET DEFAULT clock_timestamp(),
     ADD COLUMN intent_id bigint,
     ADD COLUMN resource_version text;
-CREATE INDEX binding_releases_intent
+CREATE UNIQUE INDEX binding_releases_intent
     ON {{schema}}.binding_releases (intent_id) WHERE intent_id IS NOT NULL;
