@@ -38,11 +38,12 @@ func (p *gardenerPort) GetBinding(ctx context.Context, name string) (hap.Binding
 	return p.client.GetBinding(ctx, name)
 }
 
-func (p *gardenerPort) UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error {
-	return p.client.UpdateBindingLabels(ctx, name, resourceVersion, labels)
+func (p *gardenerPort) MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error {
+	return p.client.MarkReleased(ctx, name, resourceVersion, releaseID)
 }
 
 func (p *gardenerPort) IsConflict(err error) bool { return gardener.IsConflict(err) }
+func (p *gardenerPort) IsRefused(err error) bool  { return gardener.IsRefused(err) }
 
 // IsNotFound sees through the client's wrapping to the API server's status.
 func (p *gardenerPort) IsNotFound(err error) bool { return apierrors.IsNotFound(err) }

@@ -100,28 +100,46 @@ func TestSaveEmptySinceReplacesTheSet(t *testing.T) {
 	}
 }
 
+// The history is stamped by the database, whatever time the caller
+// passes; each row gets its ID.
 func TestRecordRelease(t *testing.T) {
 	s, _ := migratedStore(t)
 	ctx := testContext(t)
-	at := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	jobsClock := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	r := hap.ReleaseRecord{BindingName: "b-1", GlobalAccountID: "ga-a", Pool: hap.Pool{HyperscalerType: "aws", EUAccess: true},
-		Mode: "release", Reason: "empty for 7 days", DryRun: true, Outcome: hap.OutcomeWouldRelease, At: at}
-	if err := s.RecordRelease(ctx, r); err != nil {
+		Mode: "release", Reason: "empty for 7 days", DryRun: true, Outcome: hap.OutcomeWouldRelease, At: jobsClock}
+	before := databaseNow(t, s)
+	id, err := s.RecordRelease(ctx, r)
+	if err != nil {
 		t.Fatal(err)
 	}
+	after := databaseNow(t, s)
 	history, err := s.ReleaseHistory(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(history) != 1 || !history[0].At.Equal(at) {
-		t.Fatalf("release history %+v, want the one record at %s", history, at)
+	if len(history) != 1 || history[0].ID != id || history[0].At.Before(before) || history[0].At.After(after) {
+		t.Fatalf("release history %+v, want the one record %d stamped between %s and %s", history, id, before, after)
 	}
 	if got := history[0]; got.BindingName != "b-1" || !got.Pool.EUAccess || !got.DryRun || got.Outcome != hap.OutcomeWouldRelease ||
 		got.Mode != r.Mode || got.Reason != r.Reason || got.GlobalAccountID != "ga-a" {
 		t.Errorf("stored %+v, want %+v", got, r)
 	}
 	r.Outcome = ""
-	if err := s.RecordRelease(ctx, r); err == nil || !containsAll(err.Error(), `"b-1"`, "outcome") {
+	if _, err := s.RecordRelease(ctx, r); err == nil || !containsAll(err.Error(), `"b-1"`, "outcome") {
 		t.Errorf("record without outcome: %v; want an error naming the field", err)
 	}
+	r.Outcome = hap.OutcomeIntent
+	if _, err := s.RecordRelease(ctx, r); err == nil || !containsAll(err.Error(), `"b-1"`, "resourceVersion") {
+		t.Errorf("intent without the version its update is guarded by: %v; want an error naming it", err)
+	}
+}
+
+func databaseNow(t *testing.T, s *Store) time.Time {
+	t.Helper()
+	var now time.Time
+	if err := s.db.WithContext(testContext(t)).Raw("SELECT clock_timestamp()").Scan(&now).Error; err != nil {
+		t.Fatal(err)
+	}
+	return now
 }

@@ -104,8 +104,9 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 		{"retire a candidate", func() error { _, err := s.RetireCandidate(ctx, "b-2"); return err }},
 		{"count use", func() error { _, err := s.InUse(ctx, "b-1"); return err }},
 		{"audit a release", func() error {
-			return s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
-				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased, At: now})
+			_, err := s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
+				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased})
+			return err
 		}},
 		{"grant KEB its picks", func() error { return s.db.WithContext(ctx).Exec(kebGrants(keb)).Error }},
 	}
@@ -228,8 +229,9 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 			return s.SaveEmptySince(ctx, map[string]hap.EmptySighting{"b-2": {GlobalAccountID: "ga-a", Since: now}})
 		},
 		"audit a release": func() error {
-			return s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
-				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased, At: now})
+			_, err := s.RecordRelease(ctx, hap.ReleaseRecord{BindingName: "b-2", GlobalAccountID: "ga-a", Pool: pool,
+				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased})
+			return err
 		},
 	} {
 		if err := do(); err != nil {

@@ -53,6 +53,41 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 	return b, nil
 }
 
+// MarkReleased adds dirty: "true" and the AnnotationRelease annotation
+// naming releaseID to the binding, in one write, provided the binding is
+// still at resourceVersion; otherwise nothing changes and the error
+// satisfies IsConflict. Every other label and annotation stays as it is.
+//
+// The write carries its timeout to the API server too (client-go's
+// timeout parameter), so the server gives up on it within the same bound
+// instead of applying it at some later moment the job cannot know of.
+func (c *Client) MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error {
+	if name == "" || releaseID == "" {
+		return fmt.Errorf("mark credentials binding %q released: the name and the release must be given", name)
+	}
+	if resourceVersion == "" {
+		return fmt.Errorf("mark credentials binding %q released: resourceVersion is empty, refusing an unguarded write", name)
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": resourceVersion,
+		"labels":          map[string]string{hap.LabelDirty: "true"},
+		"annotations":     map[string]string{hap.AnnotationRelease: releaseID},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode release patch for credentials binding %q: %w", name, err)
+	}
+	err = c.bindings.client.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
+		Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("mark credentials binding %q released at resourceVersion %s: %w: %w", name, resourceVersion, ErrConflict, err)
+	default:
+		return fmt.Errorf("mark credentials binding %q released: %w", name, err)
+	}
+}
+
 // jsonPatchOp is one RFC 6902 operation.
 type jsonPatchOp struct {
 	Op    string `json:"op"`

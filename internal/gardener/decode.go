@@ -122,6 +122,8 @@ type bindingItem struct {
 	Metadata struct {
 		objectMeta
 		Labels map[string]string
+		// ReleaseID is the one annotation decisions read.
+		ReleaseID string
 	}
 	Provider struct {
 		Type string
@@ -144,7 +146,17 @@ func (it *bindingItem) decode(s *scanner) error {
 				}
 				m.Labels[k] = s.intern(raw)
 				return nil
-			}, nil)
+			}, func(name []byte) error {
+				if string(name) != "annotations" {
+					return s.skip()
+				}
+				return s.object("metadata.annotations", func(key []byte) error {
+					if string(key) == hap.AnnotationRelease {
+						return s.strOrNull("metadata.annotations."+hap.AnnotationRelease, &m.ReleaseID)
+					}
+					return s.skip()
+				})
+			})
 		case "provider":
 			return s.object("provider", func(name []byte) error {
 				if string(name) == "type" {
@@ -158,7 +170,9 @@ func (it *bindingItem) decode(s *scanner) error {
 }
 
 func (b bindingItem) binding() (hap.Binding, error) {
-	return hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
+	hb, err := hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
+	hb.ReleaseID = b.Metadata.ReleaseID
+	return hb, err
 }
 
 // deliver hands the binding to fn or, when a decision could misread its

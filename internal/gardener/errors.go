@@ -1,6 +1,10 @@
 package gardener
 
-import "errors"
+import (
+	"errors"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
 
 // ErrConflict marks an update refused because the object changed since the
 // caller read it.
@@ -8,3 +12,15 @@ var ErrConflict = errors.New("object changed since it was read")
 
 // IsConflict reports whether err is an optimistic-concurrency conflict.
 func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
+
+// IsRefused reports whether err is the API server's definite refusal of a
+// write: it answered, and the answer says the write was not applied. Any
+// other failure (a broken connection, a timeout, a 5xx, a 429) leaves it
+// unknown whether the write landed, and the caller must find out by reading
+// the object back.
+func IsRefused(err error) bool {
+	return IsConflict(err) || errors.Is(err, errExportReadOnly) ||
+		apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) ||
+		apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsUnauthorized(err) ||
+		apierrors.IsMethodNotSupported(err) || apierrors.IsUnsupportedMediaType(err)
+}

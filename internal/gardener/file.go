@@ -175,10 +175,17 @@ func (s *FileSource) GetBinding(_ context.Context, name string) (hap.Binding, er
 	return b, nil
 }
 
-// UpdateBindingLabels always fails: releasing needs the live API.
-func (s *FileSource) UpdateBindingLabels(_ context.Context, name, _ string, _ map[string]string) error {
-	return fmt.Errorf("release is refused when reading from --gardener-file: binding %q lives in an export, which cannot be changed; run against the Gardener API to release", name)
+// errExportReadOnly refuses every write to an export.
+var errExportReadOnly = errors.New("an export cannot be changed")
+
+// MarkReleased always fails: releasing needs the live API.
+func (s *FileSource) MarkReleased(_ context.Context, name, _, _ string) error {
+	return fmt.Errorf("release is refused when reading from --gardener-file: binding %q lives in an export: %w; run against the Gardener API to release", name, errExportReadOnly)
 }
+
+// IsRefused reports whether err is a definite refusal of a write; every
+// write to an export is one.
+func (s *FileSource) IsRefused(err error) bool { return IsRefused(err) }
 
 // IsConflict reports whether err is an optimistic-concurrency conflict,
 // which an export never produces.

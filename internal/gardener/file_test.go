@@ -175,9 +175,9 @@ func TestFileSourceReadsAndRefusesWritesLikeTheAPI(t *testing.T) {
 	if !s.IsNotFound(err) || !strings.Contains(err.Error(), `"aws-9999"`) {
 		t.Errorf("GetBinding of a binding the export lacks: %v, IsNotFound %v", err, s.IsNotFound(err))
 	}
-	err = s.UpdateBindingLabels(ctx, "aws-0001", "4711", map[string]string{})
-	if err == nil || !strings.HasPrefix(err.Error(), "release is refused when reading from --gardener-file: ") || s.IsConflict(err) {
-		t.Errorf("UpdateBindingLabels: %v", err)
+	err = s.MarkReleased(ctx, "aws-0001", "4711", "1")
+	if err == nil || !strings.HasPrefix(err.Error(), "release is refused when reading from --gardener-file: ") || s.IsConflict(err) || !s.IsRefused(err) {
+		t.Errorf("MarkReleased: %v, want a refusal", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()

@@ -11,6 +11,8 @@ import (
 	"testing/iotest"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // referenceShoot decodes what shootItem decodes, with encoding/json/v2: the
@@ -167,6 +169,7 @@ type referenceBinding struct {
 		Name            string            `json:"name"`
 		ResourceVersion string            `json:"resourceVersion"`
 		Labels          map[string]string `json:"labels"`
+		Annotations     map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	Provider struct {
 		Type string `json:"type"`
@@ -180,6 +183,7 @@ func FuzzScannerAgreesWithTheReference(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"a","labels":null},"spec":null}`))
 	f.Add([]byte(`{"metadata":{"deletionTimestamp":null,"labels":{"kyma-project.io/runtime-id":"\u0041"}}}`))
 	f.Add([]byte(`{"metadata":{"name":"b","labels":{"tenantName":"ga","dirty":null}},"provider":{"type":"aws"}}`))
+	f.Add([]byte(`{"metadata":{"name":"c","annotations":{"other":"x","hap-reconciler.kyma-project.io/release":"42"}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		var shoot shootItem
 		shootErr := decodeObject(raw, &shoot)
@@ -202,7 +206,7 @@ func FuzzScannerAgreesWithTheReference(f *testing.F) {
 			}
 			m := binding.Metadata
 			if m.Name != rb.Metadata.Name || m.ResourceVersion != rb.Metadata.ResourceVersion || binding.Provider.Type != rb.Provider.Type ||
-				!maps.Equal(m.Labels, rb.Metadata.Labels) {
+				!maps.Equal(m.Labels, rb.Metadata.Labels) || m.ReleaseID != rb.Metadata.Annotations[hap.AnnotationRelease] {
 				t.Fatalf("decoded the binding %q as %+v, the reference as %+v", raw, binding, rb)
 			}
 		}

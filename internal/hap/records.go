@@ -51,6 +51,8 @@ const (
 
 // ReleaseRecord is one release decision and what came of it.
 type ReleaseRecord struct {
+	// ID is the row's number in the history, given when it is written.
+	ID              int64
 	BindingName     string
 	GlobalAccountID string
 	Pool            Pool
@@ -58,5 +60,20 @@ type ReleaseRecord struct {
 	Reason          string
 	DryRun          bool
 	Outcome         string
-	At              time.Time
+	// IntentID names the intent row an outcome row settles; 0 for rows no
+	// intent precedes (dry runs, a release given up before its intent).
+	IntentID int64
+	// ResourceVersion is, on an intent row, the version of the binding the
+	// label update is guarded by.
+	ResourceVersion string
+	// At is the database's time when the row was written: the job's clock
+	// never stamps the history, so it orders against KEB's own rows.
+	At time.Time
+}
+
+// OpenIntent is an intent row no outcome row settles yet, with its age on
+// the database's clock.
+type OpenIntent struct {
+	ReleaseRecord
+	Age time.Duration
 }

@@ -18,6 +18,12 @@ const (
 	LabelRuntimeID       = "kyma-project.io/runtime-id"
 )
 
+// AnnotationRelease names, on a binding the job released, the intent row of
+// that release. It is set in the same update as the dirty label and nobody
+// else touches it, so it outlives the cleanup that removes dirty and
+// tenantName: the one sure sign that a given release landed.
+const AnnotationRelease = "hap-reconciler.kyma-project.io/release"
+
 // Pool identifies a set of interchangeable bindings, as KEB's search labels do.
 type Pool struct {
 	HyperscalerType string
@@ -54,6 +60,9 @@ type Binding struct {
 	// optimistic concurrency and check that nothing changed since the snapshot.
 	ResourceVersion string
 	Labels          Labels
+	// ReleaseID is the AnnotationRelease annotation: the intent of the
+	// job's last release of the binding, "" when it never released it.
+	ReleaseID string
 }
 
 // DirtyBindings names the bindings with a dirty label: the ones whose

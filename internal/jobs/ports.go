@@ -26,12 +26,17 @@ type Gardener interface {
 	// GetBinding reads one binding; when it does not exist, the error is
 	// one for which IsNotFound is true.
 	GetBinding(ctx context.Context, name string) (hap.Binding, error)
-	// UpdateBindingLabels replaces the labels if the binding still has
-	// resourceVersion; otherwise it fails with an error for which
+	// MarkReleased adds dirty: "true" and the release annotation naming
+	// releaseID (hap.AnnotationRelease) in one write, if the binding still
+	// has resourceVersion; otherwise it fails with an error for which
 	// IsConflict is true.
-	UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error
+	MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error
 	IsConflict(err error) bool
 	IsNotFound(err error) bool
+	// IsRefused reports whether a write's error is a definite refusal (a
+	// conflict, not found, forbidden, invalid): the write did not land. After
+	// any other error it is unknown whether it landed.
+	IsRefused(err error) bool
 }
 
 // Store is what the jobs need of PostgreSQL: KEB's instances, read only, and
@@ -59,10 +64,12 @@ type Store interface {
 	// InUse counts the active instances and reservations on the binding,
 	// changing nothing: the dry-run twin of RetireCandidate.
 	InUse(ctx context.Context, binding string) (int, error)
-	RecordRelease(ctx context.Context, r hap.ReleaseRecord) error
-	// OpenReleaseIntents returns the newest release intent of each binding
-	// that no later audit row settles (see release_audit.go).
-	OpenReleaseIntents(ctx context.Context) ([]hap.ReleaseRecord, error)
+	// RecordRelease appends r to the release history, stamped with the
+	// database's time, and returns the row's ID.
+	RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, error)
+	// OpenReleaseIntents returns the release intents no outcome row settles
+	// yet (see release_audit.go).
+	OpenReleaseIntents(ctx context.Context) ([]hap.OpenIntent, error)
 	// RecordPoolSamples appends the free and claimed bindings of every
 	// dedicated pool and prunes what is older than retention.
 	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -18,7 +19,7 @@ var releaseJob = Job{
 	Name:            JobRelease,
 	DefaultSchedule: "15 * * * *",
 	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
-		return (&releasing{Work: w, settings: cfg.Release}).release(ctx, f)
+		return (&releasing{Work: w, settings: cfg.Release, settleAfter: settleAfter(cfg.Gardener)}).release(ctx, f)
 	},
 }
 
@@ -26,6 +27,10 @@ var releaseJob = Job{
 type releasing struct {
 	*Work
 	settings config.Release
+	// settleAfter is how old an intent must be, on the database's clock,
+	// before a binding still at the intent's resourceVersion proves that
+	// its update never landed (see release_audit.go).
+	settleAfter time.Duration
 }
 
 // release gives bindings that have held nothing for the whole grace period
@@ -180,54 +185,85 @@ func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map
 	return counts, err
 }
 
-// releaseOne changes the binding's labels, guarded by the resourceVersion of
+// releaseOne marks the binding released, guarded by the resourceVersion of
 // the re-check. A conflict is no failure: the binding is simply not released
 // this time. A release whose audit row is missing is one: the history must
-// name every account that was given back.
+// name every account that was given back. When the API server's answer is
+// lost (a broken connection, a timeout, a 5xx), the update may have landed:
+// the binding is read back at once, and what the release's mark says is
+// recorded; when even that cannot tell, the intent stays open for the next
+// run to settle.
 func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	b := d.Binding
-	if err := r.recordIntent(ctx, d); err != nil {
+	intent, err := r.recordIntent(ctx, d)
+	if err != nil {
 		return err
 	}
-	err := r.Gardener.UpdateBindingLabels(ctx, b.Name, b.ResourceVersion, releasedLabels(b.Labels))
+	err = r.Gardener.MarkReleased(ctx, b.Name, b.ResourceVersion, releaseID(intent.ID))
 	switch {
 	case err == nil:
-		r.Log.Info("released binding", zap.String("binding", b.Name), zap.String("globalAccount", b.GlobalAccountID),
-			zap.String("mode", r.settings.Mode), zap.String("reason", d.Reason))
-		if err := r.audit(ctx, d, false, hap.OutcomeReleased); err != nil {
-			return fmt.Errorf("binding %s was released but the release is not recorded: %w", b.Name, err)
-		}
-		return nil
+		r.logReleased(d)
+		return r.auditReleased(ctx, d, intent.ID)
 	case r.Gardener.IsConflict(err):
 		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
 			zap.String("binding", b.Name), zap.Error(err))
-		return r.audit(ctx, d, false, hap.OutcomeConflict)
+		return r.auditSettled(ctx, d, intent.ID, hap.OutcomeConflict)
+	case r.Gardener.IsRefused(err):
+		return errors.Join(fmt.Errorf("releasing binding %s: %w", b.Name, err), r.auditSettled(ctx, d, intent.ID, hap.OutcomeAborted))
 	}
-	return errors.Join(fmt.Errorf("releasing binding %s: %w", b.Name, err), r.audit(ctx, d, false, hap.OutcomeAborted))
+	r.Log.Warn("the answer to a release was lost; reading the binding back", zap.String("binding", b.Name), zap.Error(err))
+	outcome, settleErr := r.settleIntent(ctx, hap.OpenIntent{ReleaseRecord: intent})
+	switch {
+	case settleErr != nil:
+		return fmt.Errorf("releasing binding %s: %w; the next run settles it: %w", b.Name, err, settleErr)
+	case outcome == hap.OutcomeReleased:
+		r.logReleased(d)
+		return nil
+	case outcome == "":
+		return fmt.Errorf("releasing binding %s: %w; whether it landed cannot be told yet, the next run settles it", b.Name, err)
+	}
+	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
 }
 
-// releasedLabels returns the labels a released binding carries: dirty hands
-// the account to the cleanup process, which later removes dirty and
-// tenantName itself, as when KEB frees a binding.
-func releasedLabels(labels hap.Labels) map[string]string {
-	out := labels.Map()
-	out[hap.LabelDirty] = "true"
-	return out
+func (r *releasing) logReleased(d hap.ReleaseDecision) {
+	r.Log.Info("released binding", zap.String("binding", d.Binding.Name), zap.String("globalAccount", d.Binding.GlobalAccountID),
+		zap.String("mode", r.settings.Mode), zap.String("reason", d.Reason))
+}
+
+// auditReleased records a release that landed; a missing row fails the run.
+func (r *releasing) auditReleased(ctx context.Context, d hap.ReleaseDecision, intentID int64) error {
+	if err := r.auditSettled(ctx, d, intentID, hap.OutcomeReleased); err != nil {
+		return fmt.Errorf("binding %s was released but the release is not recorded: %w", d.Binding.Name, err)
+	}
+	return nil
 }
 
 func (r *releasing) skipRelease(d hap.ReleaseDecision, why string) {
 	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
 }
 
-// audit counts the outcome and appends it to the release history.
+// audit counts the outcome of a decision no intent precedes (a dry run's,
+// or one given up before its intent) and appends it to the release history.
 func (r *releasing) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
-	r.Metrics.Release(r.settings.Mode, outcome)
-	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
-		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
-		Mode: r.settings.Mode, Reason: d.Reason, DryRun: dryRun, Outcome: outcome, At: r.Now(),
-	})
-	if err != nil {
-		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", outcome, d.Binding.Name, err)
+	return r.record(ctx, d, hap.ReleaseRecord{DryRun: dryRun, Outcome: outcome})
+}
+
+// auditSettled counts the outcome of the release intentID began and
+// appends it, naming the intent, to the release history.
+func (r *releasing) auditSettled(ctx context.Context, d hap.ReleaseDecision, intentID int64, outcome string) error {
+	return r.record(ctx, d, hap.ReleaseRecord{Outcome: outcome, IntentID: intentID})
+}
+
+// record completes row with the decision and writes it; outcomes are
+// counted, intents are not.
+func (r *releasing) record(ctx context.Context, d hap.ReleaseDecision, row hap.ReleaseRecord) error {
+	row.BindingName, row.GlobalAccountID, row.Pool = d.Binding.Name, d.Binding.GlobalAccountID, d.Binding.Pool
+	row.Mode, row.Reason = r.settings.Mode, d.Reason
+	if row.Outcome != hap.OutcomeIntent {
+		r.Metrics.Release(r.settings.Mode, row.Outcome)
+	}
+	if _, err := r.Store.RecordRelease(ctx, row); err != nil {
+		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", row.Outcome, d.Binding.Name, err)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -12,27 +14,47 @@ import (
 )
 
 // A release is two writes to two systems: the label update in Gardener and
-// its audit row in PostgreSQL. A run killed between them would leave a
-// released account the history does not name. So an intent row goes first,
-// the update second, the outcome row third; a run that finds an intent no
-// outcome row settles reads the binding and records what really happened.
-// Label change and history thus disagree at most until the next run.
+// its audit row in PostgreSQL. A run killed between them, or one that never
+// hears the API server's answer, would leave a released account the history
+// does not name. So an intent row goes first, the update second, the
+// outcome row, naming the intent, third. The update carries the intent's ID
+// as an annotation (hap.AnnotationRelease), set in the same write as the
+// dirty label: the account-cleanup process removes dirty and tenantName but
+// leaves annotations alone, so the annotation tells a release that landed
+// from one that did not even after the binding was cleaned and claimed
+// again. Whoever cannot tell what came of an update (the run itself, after
+// a lost answer; or a later run) reads the binding and records what really
+// happened. Label change and history thus disagree at most until the next
+// run.
 
-// recordIntent writes the intent row of a release about to happen. Without
-// it the update must not happen: it could end up recorded nowhere.
-func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) error {
-	err := r.Store.RecordRelease(ctx, hap.ReleaseRecord{
+// recordIntent writes the intent row of a release about to happen and
+// returns it with its ID. Without it the update must not happen: it could
+// end up recorded nowhere.
+func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) (hap.ReleaseRecord, error) {
+	in := hap.ReleaseRecord{
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
-		Mode: r.settings.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, At: r.Now(),
-	})
-	if err != nil {
-		return fmt.Errorf("recording the intent to release binding %s, not released: %w", d.Binding.Name, err)
+		Mode: r.settings.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, ResourceVersion: d.Binding.ResourceVersion,
 	}
-	return nil
+	id, err := r.Store.RecordRelease(ctx, in)
+	if err != nil {
+		return in, fmt.Errorf("recording the intent to release binding %s, not released: %w", d.Binding.Name, err)
+	}
+	in.ID = id
+	return in, nil
 }
 
+// releaseID is the annotation's value naming the intent.
+func releaseID(intentID int64) string { return strconv.FormatInt(intentID, 10) }
+
+// settleAfter bounds how long an update can still land after it was sent:
+// the API server gives up on a write after the timeout the client passes
+// with it (gardener.requestTimeout), so twice that is a safe margin.
+func settleAfter(g config.Gardener) time.Duration { return 2 * g.RequestTimeout.Duration }
+
 // settleReleaseIntents records the outcome of every release an earlier run
-// began and did not record, from what the binding says now.
+// began and did not record, from what the binding says now. An intent that
+// cannot be told yet stays open; any failure to read stops the run's
+// releases, so no later release of a binding overtakes its open intent.
 func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 	open, err := r.Store.OpenReleaseIntents(ctx)
 	if err != nil {
@@ -40,36 +62,79 @@ func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 	}
 	var errs []error
 	for _, in := range open {
-		live, err := r.Gardener.GetBinding(ctx, in.BindingName)
-		var outcome, why string
-		switch {
-		case r.Gardener.IsNotFound(err):
-			outcome, why = hap.OutcomeAborted, "the binding no longer exists"
-		case err != nil:
-			errs = append(errs, fmt.Errorf("settling the release begun on binding %s: %w", in.BindingName, err))
-			continue
-		case releaseLanded(live, in):
-			outcome, why = hap.OutcomeReleased, "the run that released it ended before recording it"
-		default:
-			outcome, why = hap.OutcomeAborted, "the run that meant to release it ended before the update landed"
+		if _, err := r.settleIntent(ctx, in); err != nil {
+			errs = append(errs, err)
 		}
-		r.Log.Warn("settled a release an earlier run did not record", zap.String("binding", in.BindingName),
-			zap.String("globalAccount", in.GlobalAccountID), zap.String("outcome", outcome), zap.String("why", why))
-		d := hap.ReleaseDecision{
-			Binding: hap.Binding{Name: in.BindingName, GlobalAccountID: in.GlobalAccountID, Pool: in.Pool},
-			Reason:  fmt.Sprintf("settled: %s (intended at %s: %s)", why, in.At.UTC().Format("2006-01-02T15:04:05Z"), in.Reason),
-		}
-		errs = append(errs, r.audit(ctx, d, false, outcome))
 	}
 	return errors.Join(errs...)
 }
 
-// releaseLanded reports whether the binding shows the intended release: no
-// longer claimed by the GA, or marked dirty. An intent an earlier version
-// recorded with mode unclaim landed only if the claim is gone.
-func releaseLanded(live hap.Binding, in hap.ReleaseRecord) bool {
-	if live.GlobalAccountID != in.GlobalAccountID {
-		return true
+// settleIntent reads the binding of an open intent and records what came of
+// the release, returning the outcome, or "" when the binding cannot tell
+// yet.
+func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string, error) {
+	live, err := r.Gardener.GetBinding(ctx, in.BindingName)
+	exists := true
+	switch {
+	case r.Gardener.IsNotFound(err):
+		exists = false
+	case err != nil:
+		return "", fmt.Errorf("settling the release begun on binding %s: %w", in.BindingName, err)
 	}
-	return in.Mode == config.ReleaseDirty && live.Dirty
+	outcome, why := settlement(live, exists, in, r.settleAfter)
+	if outcome == "" {
+		r.Log.Info("a release's outcome cannot be told yet; it stays open", zap.String("binding", in.BindingName),
+			zap.Int64("intent", in.ID), zap.String("why", why))
+		return "", nil
+	}
+	r.Log.Warn("settled a release whose outcome was not recorded", zap.String("binding", in.BindingName),
+		zap.String("globalAccount", in.GlobalAccountID), zap.Int64("intent", in.ID),
+		zap.String("outcome", outcome), zap.String("why", why))
+	d := hap.ReleaseDecision{
+		Binding: hap.Binding{Name: in.BindingName, GlobalAccountID: in.GlobalAccountID, Pool: in.Pool},
+		Reason:  fmt.Sprintf("settled: %s (intended at %s: %s)", why, in.At.UTC().Format(time.RFC3339Nano), in.Reason),
+	}
+	if outcome == hap.OutcomeReleased {
+		return outcome, r.auditReleased(ctx, d, in.ID)
+	}
+	return outcome, r.auditSettled(ctx, d, in.ID, outcome)
+}
+
+// settlement decides what came of an intent from the binding as it is now
+// (exists false: it is gone): released when the binding carries the
+// intent's mark; aborted when it has moved past the version the update was
+// guarded by without the mark, or is gone, or has stood still for longer
+// than any update can take to land; "" (still open) while it stands still
+// at that version and the update might yet land. The reason says which.
+func settlement(live hap.Binding, exists bool, in hap.OpenIntent, settleAfter time.Duration) (outcome, why string) {
+	switch {
+	case in.ResourceVersion == "":
+		return legacySettlement(live, exists, in.ReleaseRecord)
+	case !exists:
+		return hap.OutcomeAborted, "the binding no longer exists"
+	case live.ReleaseID == releaseID(in.ID):
+		return hap.OutcomeReleased, "the binding carries this release's mark"
+	case live.ResourceVersion != in.ResourceVersion:
+		return hap.OutcomeAborted, fmt.Sprintf("the binding moved from version %s to %s without this release's mark; the guarded update can no longer land",
+			in.ResourceVersion, live.ResourceVersion)
+	case in.Age >= settleAfter:
+		return hap.OutcomeAborted, fmt.Sprintf("the binding is still at version %s, %s after the intent; the API server gives up on an update long before",
+			in.ResourceVersion, in.Age.Round(time.Millisecond))
+	}
+	return "", fmt.Sprintf("the binding is still at version %s, %s after the intent; the update may still land until %s have passed",
+		in.ResourceVersion, in.Age.Round(time.Millisecond), settleAfter)
+}
+
+// legacySettlement settles an intent written before intents carried their
+// resourceVersion and updates their mark: the release landed if the
+// binding is no longer claimed by the GA or is marked dirty (an intent of
+// the former unclaim mode only if the claim is gone).
+func legacySettlement(live hap.Binding, exists bool, in hap.ReleaseRecord) (outcome, why string) {
+	switch {
+	case !exists:
+		return hap.OutcomeAborted, "the binding no longer exists"
+	case live.GlobalAccountID != in.GlobalAccountID || in.Mode == config.ReleaseDirty && live.Dirty:
+		return hap.OutcomeReleased, "the run that released it ended before recording it"
+	}
+	return hap.OutcomeAborted, "the run that meant to release it ended before the update landed"
 }

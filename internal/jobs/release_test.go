@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,9 +47,13 @@ func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
 	}
 	r := rows[0]
 	if r.Outcome != hap.OutcomeReleased || r.Mode != config.ReleaseDirty || r.DryRun || r.GlobalAccountID != "ga-gone" ||
-		r.Pool.HyperscalerType != "aws" || r.Pool.EUAccess || !r.At.Equal(s.clock.Now()) ||
+		r.Pool.HyperscalerType != "aws" || r.Pool.EUAccess || r.IntentID == 0 ||
 		!strings.Contains(r.Reason, "grace period 1h0m0s") {
 		t.Errorf("audit row %+v", r)
+	}
+	// The same write marked the binding with the release's intent.
+	if mark := s.binding(t, "left-empty").GetAnnotations()[hap.AnnotationRelease]; mark != strconv.FormatInt(r.IntentID, 10) {
+		t.Errorf("release mark %q, want the intent %d", mark, r.IntentID)
 	}
 }
 
@@ -140,9 +145,9 @@ type meddler struct {
 	beforeUpdate func(binding string)
 }
 
-func (m meddler) UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error {
+func (m meddler) MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error {
 	m.beforeUpdate(name)
-	return m.Gardener.UpdateBindingLabels(ctx, name, resourceVersion, labels)
+	return m.Gardener.MarkReleased(ctx, name, resourceVersion, releaseID)
 }
 
 func TestALabelChangeRacingTheUpdateConflictsAndTheNextRunReleases(t *testing.T) {

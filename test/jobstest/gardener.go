@@ -16,6 +16,11 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("the object has been modified")
+	// ErrRefused is any other definite refusal of a write (forbidden,
+	// invalid): IsRefused is true for it.
+	ErrRefused = errors.New("the write was refused")
+	// ErrAnswerLost is a write that landed whose answer never came.
+	ErrAnswerLost = errors.New("connection closed before the answer arrived")
 )
 
 // Gardener is an in-memory project namespace: credentials bindings read
@@ -34,6 +39,12 @@ type Gardener struct {
 	RestartShootsAfter int
 	// Updates counts the label updates that landed.
 	Updates int
+	// Mark, when set, says whether a binding's release lands and what the
+	// caller hears: (true, ErrAnswerLost) is a connection cut after the API
+	// server applied the write, (false, ErrAnswerLost) one cut before.
+	Mark func(binding string) (land bool, err error)
+	// GetErr, when set, fails every GetBinding.
+	GetErr error
 }
 
 // NewGardener returns an empty namespace.
@@ -54,6 +65,8 @@ func (g *Gardener) putLocked(name string, labels map[string]string) {
 	if err != nil {
 		panic(fmt.Sprintf("jobstest: binding %q: %v", name, err))
 	}
+	// Relabelling keeps the annotations, as the account cleanup does.
+	b.ReleaseID = g.bindings[name].ReleaseID
 	g.bindings[name] = b
 }
 
@@ -144,6 +157,9 @@ func (g *Gardener) ListShootsLive(ctx context.Context, onReset func(), fn func(h
 func (g *Gardener) GetBinding(_ context.Context, name string) (hap.Binding, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.GetErr != nil {
+		return hap.Binding{}, g.GetErr
+	}
 	b, ok := g.bindings[name]
 	if !ok {
 		return hap.Binding{}, fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
@@ -152,9 +168,10 @@ func (g *Gardener) GetBinding(_ context.Context, name string) (hap.Binding, erro
 	return b, nil
 }
 
-// UpdateBindingLabels replaces the labels if the binding still has
-// resourceVersion, as the API server's optimistic concurrency does.
-func (g *Gardener) UpdateBindingLabels(_ context.Context, name, resourceVersion string, labels map[string]string) error {
+// MarkReleased adds dirty: "true" and the release mark if the binding
+// still has resourceVersion, as the API server's optimistic concurrency
+// does.
+func (g *Gardener) MarkReleased(_ context.Context, name, resourceVersion, releaseID string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	b, ok := g.bindings[name]
@@ -164,10 +181,24 @@ func (g *Gardener) UpdateBindingLabels(_ context.Context, name, resourceVersion 
 	case b.ResourceVersion != resourceVersion:
 		return fmt.Errorf("credentialsbinding %q at %s, not %s: %w", name, b.ResourceVersion, resourceVersion, ErrConflict)
 	}
-	g.putLocked(name, labels)
-	g.Updates++
-	return nil
+	land, err := true, error(nil)
+	if g.Mark != nil {
+		land, err = g.Mark(name)
+	}
+	if land {
+		labels := b.Labels.Map()
+		labels[hap.LabelDirty] = "true"
+		g.putLocked(name, labels)
+		marked := g.bindings[name]
+		marked.ReleaseID = releaseID
+		g.bindings[name] = marked
+		g.Updates++
+	}
+	return err
 }
 
 func (g *Gardener) IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 func (g *Gardener) IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
+func (g *Gardener) IsRefused(err error) bool {
+	return errors.Is(err, ErrConflict) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrRefused)
+}

@@ -21,6 +21,8 @@ type Store struct {
 	// Reserved counts the reservations on each binding that KEB's table
 	// does not show yet; InUse and RetireCandidate count them.
 	Reserved map[string]int
+	// IntentAge is how old OpenReleaseIntents says every open intent is.
+	IntentAge time.Duration
 	// Fail makes the named method (such as "ReplaceCandidates") fail with
 	// its error, changing nothing.
 	Fail map[string]error
@@ -232,14 +234,20 @@ func (s *Store) inUseLocked(binding string) int {
 	return n
 }
 
-func (s *Store) RecordRelease(_ context.Context, r hap.ReleaseRecord) error {
+// RecordRelease appends r, numbered, unless it settles an intent already
+// settled; the fake keeps no clock of its own.
+func (s *Store) RecordRelease(_ context.Context, r hap.ReleaseRecord) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordRelease"); err != nil {
-		return err
+		return 0, err
 	}
+	if r.IntentID != 0 && slices.ContainsFunc(s.releases, func(x hap.ReleaseRecord) bool { return x.IntentID == r.IntentID }) {
+		return 0, nil // settled already, as the real store's unique index has it
+	}
+	r.ID = int64(len(s.releases) + 1)
 	s.releases = append(s.releases, r)
-	return nil
+	return r.ID, nil
 }
 
 // Releases returns the release history in the order it was written.
@@ -249,24 +257,24 @@ func (s *Store) Releases() []hap.ReleaseRecord {
 	return slices.Clone(s.releases)
 }
 
-// OpenReleaseIntents returns, per binding, the newest intent no later row
-// of the binding settles.
-func (s *Store) OpenReleaseIntents(context.Context) ([]hap.ReleaseRecord, error) {
+// OpenReleaseIntents returns the intents no outcome row names, each as old
+// as IntentAge says.
+func (s *Store) OpenReleaseIntents(context.Context) ([]hap.OpenIntent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("OpenReleaseIntents"); err != nil {
 		return nil, err
 	}
-	open := map[string]hap.ReleaseRecord{}
+	settled := map[int64]bool{}
 	for _, r := range s.releases {
-		if r.Outcome == hap.OutcomeIntent {
-			open[r.BindingName] = r
-		} else {
-			delete(open, r.BindingName)
+		settled[r.IntentID] = true
+	}
+	var out []hap.OpenIntent
+	for _, r := range s.releases {
+		if r.Outcome == hap.OutcomeIntent && !settled[r.ID] {
+			out = append(out, hap.OpenIntent{ReleaseRecord: r, Age: s.IntentAge})
 		}
 	}
-	out := slices.Collect(maps.Values(open))
-	slices.SortFunc(out, func(a, b hap.ReleaseRecord) int { return cmp.Compare(a.BindingName, b.BindingName) })
 	return out, nil
 }
 

@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -22,8 +21,9 @@ import (
 const racePool = "race"
 
 // world serializes every write that can add or remove a reference to a
-// binding (the actor's) with every release (the job's), so that the state
-// seen while holding it is the state at the moment of the release.
+// binding (the actor's) with every release (the job's, held by the API
+// proxy, proxy_api_test.go), so that the state seen while holding it is the
+// state at the moment of the release.
 type world struct {
 	mu sync.Mutex
 	s  *scene
@@ -278,39 +278,6 @@ func (a *actor) insertInstance(ctx context.Context, c *cluster) error {
 func (a *actor) deleteInstance(ctx context.Context, c *cluster) error {
 	_, err := a.w.s.db.ExecContext(ctx, `UPDATE instances SET deleted_at = now(), updated_at = now() WHERE instance_id = $1`, c.instanceID)
 	return err
-}
-
-// errViolation marks a release of a binding something referenced.
-var errViolation = errors.New("released while referenced")
-
-// checkedRelease wraps the job's Gardener port: each label update of a
-// release happens while the actor stands still, and what references the
-// binding at that moment is recorded.
-type checkedRelease struct {
-	jobsGardener
-	w          *world
-	mu         sync.Mutex
-	violations []string
-	releases   int
-}
-
-func (g *checkedRelease) UpdateBindingLabels(ctx context.Context, name, resourceVersion string, labels map[string]string) error {
-	g.w.mu.Lock()
-	defer g.w.mu.Unlock()
-	instances, shoots, err := g.w.references(ctx, name)
-	if err != nil {
-		return fmt.Errorf("test harness: counting references of %s: %w", name, err)
-	}
-	if err := g.jobsGardener.UpdateBindingLabels(ctx, name, resourceVersion, labels); err != nil {
-		return err
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.releases++
-	if instances > 0 || shoots > 0 {
-		g.violations = append(g.violations, fmt.Sprintf("%s: %v with %d active instance(s) and %d shoot(s)", name, errViolation, instances, shoots))
-	}
-	return nil
 }
 
 func hapPool(hyperscalerType string) hap.Pool { return hap.Pool{HyperscalerType: hyperscalerType} }

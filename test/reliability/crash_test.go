@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
@@ -218,11 +220,12 @@ func (s *scene) restoreClaims(t *testing.T, env *app.Env, initial map[string]map
 		if maps.Equal(labels, initial[name]) {
 			continue
 		}
-		live, err := env.Runner.Gardener.GetBinding(testContext(t), name)
+		b, err := s.Bindings.Get(testContext(t), name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := env.Runner.Gardener.UpdateBindingLabels(context.Background(), name, live.ResourceVersion, initial[name]); err != nil {
+		b.SetLabels(initial[name])
+		if _, err := s.Bindings.Update(testContext(t), b, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

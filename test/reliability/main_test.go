@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	trials      = flag.Int("reliability.trials", 10, "randomized race trials (make reliability runs 200)")
+	trials      = flag.Int("reliability.trials", 3, "race trials under faults (make reliability runs 1000)")
 	crashTrials = flag.Int("reliability.crashes", 6, "SIGKILL trials (make reliability runs 50)")
 	seedFlag    = flag.Uint64("reliability.seed", 0, "first seed of the randomized trials; 0 derives one from the clock and prints it")
 )

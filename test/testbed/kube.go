@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -164,6 +165,42 @@ func (k *Kube) StopAPIServer() error {
 		return nil
 	}
 	return k.apiserver.stop(5 * time.Second)
+}
+
+// KillAPIServer ends kube-apiserver with SIGKILL, as a crash would: no
+// request in flight is finished. StartAPIServer brings it back.
+func (k *Kube) KillAPIServer() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.apiserver == nil {
+		return nil
+	}
+	if done, _ := k.apiserver.exited(); done {
+		return nil
+	}
+	return k.apiserver.kill()
+}
+
+// PauseAPIServer freezes kube-apiserver with SIGSTOP: connections stay
+// open and nothing answers, as on a stalled node. ResumeAPIServer thaws it.
+func (k *Kube) PauseAPIServer() error { return k.signalAPIServer(syscall.SIGSTOP) }
+
+// ResumeAPIServer continues a paused kube-apiserver with SIGCONT.
+func (k *Kube) ResumeAPIServer() error { return k.signalAPIServer(syscall.SIGCONT) }
+
+func (k *Kube) signalAPIServer(sig syscall.Signal) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.apiserver == nil {
+		return errors.New("kube-apiserver was never started")
+	}
+	if done, _ := k.apiserver.exited(); done {
+		return errors.New("kube-apiserver is not running")
+	}
+	if err := syscall.Kill(-k.apiserver.pid(), sig); err != nil {
+		return fmt.Errorf("signal %v to kube-apiserver: %w", sig, err)
+	}
+	return nil
 }
 
 // StartAPIServer starts kube-apiserver again after StopAPIServer, on the same

@@ -82,6 +82,19 @@ func (p *process) stop(grace time.Duration) error {
 	return nil
 }
 
+// kill ends the process group with SIGKILL at once and returns once the
+// process has been reaped.
+func (p *process) kill() error {
+	if done, _ := p.exited(); done {
+		return nil
+	}
+	if err := syscall.Kill(-p.pid(), syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("kill %s (pid %d): %w", p.name, p.pid(), err)
+	}
+	<-p.done
+	return nil
+}
+
 // logTail returns the last lines of the process log, for error messages.
 func (p *process) logTail() string {
 	return tailFile(p.logPath, 30)

@@ -1,0 +1,104 @@
+package jobs_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/test/jobstest"
+)
+
+// What came of a release whose answer was lost is read back from the
+// binding, on the fakes; release_lost_reply_test.go does it against the
+// real API server.
+
+// releasedCount reads hap_reconciler_releases_total of one outcome.
+func releasedCount(t *testing.T, s *fakeScene, outcome string) float64 {
+	t.Helper()
+	families, err := s.runner.Metrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "hap_reconciler_releases_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == outcome {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func TestALostAnswerToAReleaseThatLandedIsAuditedReleasedAtOnce(t *testing.T) {
+	s := newFakeScene(t)
+	s.gardener.Mark = func(string) (bool, error) { return true, jobstest.ErrAnswerLost }
+	if err := s.run(t, false, jobs.JobRelease); err != nil {
+		t.Fatalf("a release that landed, read back, failed the run: %v", err)
+	}
+	if got, want := outcomes(s.store.Releases()), []string{"aws-idle:intent", "aws-idle:released"}; !slices.Equal(got, want) {
+		t.Errorf("release history %v, want %v", got, want)
+	}
+	if n := releasedCount(t, s, hap.OutcomeAborted); n != 0 {
+		t.Errorf("%v releases counted aborted", n)
+	}
+}
+
+// A release cut before it reached the API server leaves the binding as it
+// was: that cannot tell it from one still on its way, so the intent stays
+// open until the API server has surely given up on the update.
+func TestALostAnswerToAReleaseThatDidNotLandStaysOpenUntilItCannotLand(t *testing.T) {
+	s := newFakeScene(t)
+	s.gardener.Mark = func(string) (bool, error) { return false, jobstest.ErrAnswerLost }
+	err := s.run(t, false, jobs.JobRelease)
+	if err == nil || !strings.Contains(err.Error(), "cannot be told yet") {
+		t.Fatalf("run: %v, want it to fail saying the outcome is not known yet", err)
+	}
+	s.gardener.Mark = func(string) (bool, error) { return false, jobstest.ErrRefused }
+	s.store.IntentAge = 2*s.runner.Config.Gardener.RequestTimeout.Duration - time.Millisecond
+	_ = s.run(t, false, jobs.JobRelease) // refused: aborted, the first intent still open
+	s.store.IntentAge = 2 * s.runner.Config.Gardener.RequestTimeout.Duration
+	s.gardener.Mark = nil
+	if err := s.run(t, false, jobs.JobRelease); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"aws-idle:intent", "aws-idle:intent", "aws-idle:aborted", "aws-idle:aborted", "aws-idle:intent", "aws-idle:released"}
+	history := s.store.Releases()
+	if got := outcomes(history); !slices.Equal(got, want) {
+		t.Fatalf("release history %v, want %v", got, want)
+	}
+	if history[3].IntentID != history[0].ID || history[2].IntentID != history[1].ID {
+		t.Errorf("outcome rows name intents %d and %d, want %d (the refused one) and %d (the first)",
+			history[2].IntentID, history[3].IntentID, history[1].ID, history[0].ID)
+	}
+}
+
+// A release that landed while its answer was lost, and could not even be
+// read back, is settled released by the next run even after the cleanup
+// freed the binding and another GA claimed it: the release's mark stays.
+func TestAReleaseIsToldFromItsMarkAfterTheBindingWasCleanedAndClaimedAgain(t *testing.T) {
+	s := newFakeScene(t)
+	s.gardener.Mark = func(string) (bool, error) {
+		s.gardener.GetErr = jobstest.ErrAnswerLost // and the read-back fails too
+		return true, jobstest.ErrAnswerLost
+	}
+	if err := s.run(t, false, jobs.JobRelease); err == nil {
+		t.Fatal("the run succeeded without knowing what came of its release")
+	}
+	s.gardener.PutBinding("aws-idle", map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-3"})
+	s.gardener.PutShoot(hap.Shoot{Name: "c4", BindingName: "aws-idle", RuntimeID: "rt-4"})
+	s.gardener.Mark, s.gardener.GetErr = nil, nil
+	if err := s.run(t, false, jobs.JobRelease); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := outcomes(s.store.Releases()), []string{"aws-idle:intent", "aws-idle:released"}; !slices.Equal(got, want) {
+		t.Errorf("release history %v, want %v", got, want)
+	}
+}
