@@ -33,7 +33,7 @@ func TestOpenReleaseIntentsAreThoseNoOutcomeNames(t *testing.T) {
 	if again := row("b-2", hap.OutcomeReleased, "", settled); again != 0 {
 		t.Errorf("a second outcome of intent %d was written as row %d", settled, again)
 	}
-	// Written before migration 5: no resourceVersion, no intent named.
+	// Written before migration 7: no resourceVersion, no intent named.
 	err := s.db.WithContext(ctx).Exec(`INSERT INTO ` + s.table("binding_releases") + ` (binding_name, global_account_id, hyperscaler_type,
 		eu_access, mode, reason, dry_run, outcome) VALUES ('b-3', 'ga', '', false, 'dirty', '', false, 'intent'),
 		('b-4', 'ga', '', false, 'dirty', '', false, 'intent'), ('b-4', 'ga', '', false, 'dirty', '', false, 'aborted')`).Error

@@ -18,7 +18,7 @@ import (
 // releasedCount reads hap_reconciler_releases_total of one outcome.
 func releasedCount(t *testing.T, s *fakeScene, outcome string) float64 {
 	t.Helper()
-	families, err := s.runner.Metrics.Registry.Gather()
+	families, err := s.metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
