@@ -122,7 +122,40 @@ func (k *Kube) startGardenerAPIServer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := k.configureGardenNamespace(ctx); err != nil {
+		return err
+	}
 	return k.registerGardenerAPIs(ctx)
+}
+
+// Gardener's own namespace, where an installation keeps its configuration.
+const gardenNamespace = "garden"
+
+// configureGardenNamespace creates the configuration a Gardener installation
+// keeps in its garden namespace that admission reads: the managed service
+// account issuer, which KEB's shoots ask for (annotation
+// authentication.gardener.cloud/issuer: managed) and which admission refuses
+// when the installation does not offer it.
+func (k *Kube) configureGardenNamespace(ctx context.Context) error {
+	core, err := kubernetes.NewForConfig(k.cfg)
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: gardenNamespace}}
+	if _, err := core.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create namespace %s: %w", gardenNamespace, err)
+	}
+	issuer := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:   "shoot-service-account-issuer",
+			Labels: map[string]string{"gardener.cloud/role": "shoot-service-account-issuer"},
+		},
+		StringData: map[string]string{"hostname": "discovery.ingress.garden.kyma.ondemand.com"},
+	}
+	if _, err := core.CoreV1().Secrets(gardenNamespace).Create(ctx, issuer, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create the service account issuer secret: %w", err)
+	}
+	return nil
 }
 
 func (k *Kube) runGardenerAPIServer(ctx context.Context) error {
