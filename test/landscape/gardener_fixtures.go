@@ -15,12 +15,11 @@ import (
 // it admits a landscape's bindings and shoots; the CRD bed needs none of
 // them.
 
-// Secrets every admitted shoot of a namespace shares: its DNS provider's
-// credentials and the resource KEB's shoots carry (an OIDC CA bundle).
-// Admission only checks that they exist.
+// dnsSecretName is the Secret every admitted shoot of a namespace names as
+// its DNS provider's credentials; admission only checks that it exists.
+const dnsSecretName = "route53-secret"
+
 const (
-	dnsSecretName      = "route53-secret"
-	oidcCASecretName   = "kyma-oidc-ca"
 	projectNamePrefix  = "p"
 	projectHashLetters = 6
 )

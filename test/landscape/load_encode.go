@@ -38,10 +38,7 @@ func encodeAdmittedShoot(s *Shoot) (create, status []byte, err error) {
 	loaded.Status = gardencorev1beta1.ShootStatus{}
 	loaded.Spec.SeedName = nil
 	loaded.Spec.Kubernetes = withoutOIDCConfig(loaded.Spec.Kubernetes)
-	loaded.Spec.Resources = slices.Clone(loaded.Spec.Resources)
-	for i := range loaded.Spec.Resources {
-		loaded.Spec.Resources[i].ResourceRef.Name = oidcCASecretName
-	}
+	loaded.Spec.Resources = nil
 	if create, err = json.Marshal(&loaded); err != nil {
 		return nil, nil, err
 	}

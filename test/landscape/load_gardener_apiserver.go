@@ -26,17 +26,21 @@ var finalizerPatch = []byte(`{"metadata":{"finalizers":["` + gardenerFinalizer +
 // LoadGardenerAPIServer loads l into namespace on the real gardener-apiserver
 // (testbed.WithGardenerAPIServer), which must exist. It first creates what
 // admission looks up: the Project owning the namespace, a CloudProfile per
-// provider type, the Secret of each binding and the Secrets the shoots
-// reference, and a SecretBinding beside the CredentialsBinding of each shoot
-// that names its binding the legacy way. Then the bindings, and then the
-// shoots, each admitted as generated except spec.seedName (it names a Seed,
-// which only Gardener's scheduler picks) and spec.resources (one shared
-// Secret, not one per shoot); their status is written through the status
-// subresource, which a create ignores, so shoots are as large as
-// production's. A shoot loaded as being deleted gets Gardener's finalizer by
-// a patch (Gardener refuses it on create) before it is deleted. A shoot on a
-// binding the landscape lacks is refused: Gardener admits no such shoot.
-// progress, when not nil, counts bindings and shoots.
+// provider type, the Secret of each binding and of the shoots' DNS provider,
+// and a SecretBinding beside the CredentialsBinding of each shoot that names
+// its binding the legacy way. Then the bindings, then the shoots.
+//
+// Each shoot is created as generated except for three fields: spec.seedName
+// (it names a Seed, which only Gardener's scheduler picks), the
+// kube-apiserver's oidcConfig (refused from Kubernetes 1.32 on) and
+// spec.resources (admission reads each object referenced there live, through
+// a client held to five requests a second: minutes for a large landscape).
+// Its status is then written through the status subresource, which a create
+// ignores, so shoots are as large as production's. A shoot loaded as being
+// deleted gets Gardener's finalizer by a patch (Gardener refuses it on
+// create) before it is deleted. A shoot on a binding the landscape lacks is
+// refused: Gardener admits no such shoot. progress, when not nil, counts
+// bindings and shoots.
 func LoadGardenerAPIServer(ctx context.Context, cfg *rest.Config, namespace string, l *Landscape, progress func(done, total int)) error {
 	c, err := newCreator(cfg, namespace)
 	if err != nil {
@@ -104,7 +108,7 @@ func (c creator) createAdmissionFixtures(ctx context.Context, l *Landscape) erro
 		}
 	}
 	secrets := c.collection(corePath, "secrets")
-	names := []string{dnsSecretName, oidcCASecretName}
+	names := []string{dnsSecretName}
 	for _, b := range l.Bindings {
 		names = append(names, b.CredentialsRef.Name)
 	}
