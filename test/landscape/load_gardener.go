@@ -28,7 +28,8 @@ const (
 )
 
 // LoadGardener creates the landscape's bindings and shoots in namespace,
-// which must exist. Shoots marked Deleting are created with Gardener's
+// which must exist, on the CRD bed; LoadGardenerAPIServer loads the real
+// gardener-apiserver, whose admission wants more. Shoots marked Deleting are created with Gardener's
 // finalizer and then deleted, so they carry a deletionTimestamp. progress,
 // when not nil, is called after each object from one goroutine at a time.
 //
@@ -46,8 +47,7 @@ func LoadGardener(ctx context.Context, cfg *rest.Config, namespace string, l *La
 	bindings := len(l.Bindings)
 	return runParallel(ctx, bindings+len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
 		if i < bindings {
-			b := l.Bindings[i]
-			return c.createBinding(ctx, b)
+			return c.createBinding(ctx, l.Bindings[i])
 		}
 		s := l.Shoots[i-bindings]
 		body, err := encodeShoot(s)
