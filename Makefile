@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build test vet testbed-tools kube-apiserver helm clean reliability fuzz demo bench
+.PHONY: help build test vet testbed-tools kube-apiserver gardener-apiserver helm clean reliability fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -21,7 +21,7 @@ demo: ## run every job once on a throwaway landscape, print the report, serve th
 	$(GO) build -o bin/hap-demo ./test/demo
 	bin/hap-demo $(DEMO_FLAGS)
 
-test: ## gofmt, vet and run every test against real PostgreSQL and kube-apiserver (installs what is missing)
+test: ## gofmt, vet and run every test against real PostgreSQL, kube-apiserver and gardener-apiserver (installs what is missing)
 	bash hack/test.sh
 
 # The long randomized runs; `make test` runs a few of each.
@@ -63,6 +63,9 @@ testbed-tools: ## install etcd, PostgreSQL, promtool and Pushgateway from Debian
 
 kube-apiserver: ## build and cache kube-apiserver for the test bed
 	bash hack/build-kube-apiserver.sh
+
+gardener-apiserver: ## build and cache gardener-apiserver (go.mod's gardener version) for the test bed
+	bash hack/build-gardener-apiserver.sh
 
 helm: ## build and cache helm for the chart's tests (unless one is installed)
 	bash hack/install-helm.sh

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The project's test command: prepares the real test bed's parts (etcd,
-# PostgreSQL, promtool, a kube-apiserver and helm built from source and cached
-# outside the repository), then checks formatting, vets and runs every test,
-# integration tests included.
+# PostgreSQL, promtool, kube-apiserver, gardener-apiserver and helm built from
+# source and cached outside the repository), then checks formatting, vets and
+# runs every test, integration tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash hack/ensure-tools.sh
 echo "==> kube-apiserver"
 bash hack/build-kube-apiserver.sh >/dev/null
+echo "==> gardener-apiserver"
+bash hack/build-gardener-apiserver.sh >/dev/null
 echo "==> helm"
 bash hack/install-helm.sh >/dev/null
 echo "==> gofmt"

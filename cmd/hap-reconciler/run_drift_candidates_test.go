@@ -13,6 +13,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
+	"github.com/kyma-project/hap-reconciler/test/testscene"
 )
 
 const plantedConfig = `
@@ -26,6 +27,17 @@ var aws = hap.Pool{HyperscalerType: "aws"}
 
 // planted adds one case of every drift kind to l, with GAs of its own.
 func planted(l *landscape.Landscape) {
+	n := plantedAdmissible(l)
+	n++
+	runtime := fmt.Sprintf("rt-planted-%03d", n)
+	// A shoot on a binding Gardener lacks: gardener-apiserver's admission
+	// refuses to create one, so only the CRD bed holds it.
+	l.AddShoot(landscape.ShootSpec{BindingName: "planted-ghost", RuntimeID: runtime, GlobalAccountID: "ga-one", Pool: aws})
+}
+
+// plantedAdmissible adds one case of every drift kind Gardener's admission
+// lets exist and returns the number of clusters it planted.
+func plantedAdmissible(l *landscape.Landscape) int {
 	n := 0
 	cluster := func(ga, binding string, shoot, instance bool) {
 		n++
@@ -46,7 +58,6 @@ func planted(l *landscape.Landscape) {
 	cluster("ga-one", "planted-mismatch", true, true)
 	cluster("ga-one", "planted-mismatch", true, false)
 
-	cluster("ga-one", "planted-ghost", true, false)    // shoot on a binding Gardener lacks
 	cluster("ga-two", "planted-vanished", false, true) // instance on a binding Gardener lacks
 
 	l.AddBinding(landscape.BindingSpec{Name: "planted-free", Pool: aws})
@@ -64,6 +75,17 @@ func planted(l *landscape.Landscape) {
 	for range 6 {
 		cluster("ga-one", "planted-full", true, true)
 	}
+	return n
+}
+
+// admissiblePlantedFindings are the findings plantedAdmissible causes.
+var admissiblePlantedFindings = []findingKey{
+	{"planted-mismatch", "count_mismatch", "ga-one"},
+	{"planted-vanished", "instance_on_missing_binding", "ga-two"},
+	{"planted-free", "free_binding_in_use", ""},
+	{"planted-dirty", "dirty_binding_in_use", "ga-one"},
+	{"planted-cross", "cross_tenant", "ga-two"},
+	{"planted-full", "over_limit", "ga-one"},
 }
 
 type findingKey struct{ binding, kind, ga string }
@@ -73,48 +95,8 @@ func TestRunRecordsEveryDriftAndTheExactCandidateTable(t *testing.T) {
 	planted(l)
 	s := load(t, l, plantedConfig)
 	s.mustRun(t, "run", "--jobs", "drift,candidates")
-
-	cfg := config.Default()
-	if err := config.Parse([]byte(plantedConfig), &cfg); err != nil {
-		t.Fatal(err)
-	}
-	truth := hap.NewTally(l.Snapshot())
-
-	// Findings: every planted kind, and exactly what the decision makes of
-	// the landscape's truth.
-	got := s.openFindings(t)
-	for _, want := range []findingKey{
-		{"planted-mismatch", "count_mismatch", "ga-one"},
-		{"planted-ghost", "shoot_on_missing_binding", ""},
-		{"planted-vanished", "instance_on_missing_binding", "ga-two"},
-		{"planted-free", "free_binding_in_use", ""},
-		{"planted-dirty", "dirty_binding_in_use", "ga-one"},
-		{"planted-cross", "cross_tenant", "ga-two"},
-		{"planted-full", "over_limit", "ga-one"},
-	} {
-		if _, ok := got[want]; !ok {
-			t.Errorf("missing finding %+v", want)
-		}
-	}
-	want := map[findingKey]bool{}
-	for _, f := range hap.DecideDrift(truth, cfg.Policy(), hap.DecideCandidates(truth, cfg.Policy())) {
-		want[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = true
-	}
-	if !reflect.DeepEqual(keys(got), keys(want)) {
-		t.Errorf("open findings:\n got %v\nwant %v", keys(got), keys(want))
-	}
-
-	// Candidates: exactly the decision on the truth.
-	wantRows := hap.DecideCandidates(truth, cfg.Policy())
-	gotRows := s.candidateRows(t)
-	if !reflect.DeepEqual(gotRows, normalize(wantRows)) {
-		t.Errorf("candidate rows:\n got %v\nwant %v", gotRows, normalize(wantRows))
-	}
-	for _, r := range gotRows {
-		if r.BindingName == "planted-full" && (r.Selectable || *r.Limit != 5) {
-			t.Errorf("a binding over its limit is listed, not selectable: %+v", r)
-		}
-	}
+	wantPlanted := append(slices.Clone(admissiblePlantedFindings), findingKey{"planted-ghost", "shoot_on_missing_binding", ""})
+	s.assertRecordedAsDecided(t, l, wantPlanted)
 
 	// A second run keeps first-seen times; a finding that went away is
 	// resolved.
@@ -133,6 +115,55 @@ func TestRunRecordsEveryDriftAndTheExactCandidateTable(t *testing.T) {
 	s.mustRun(t, "run", "--jobs", "drift")
 	if s.openFindings(t)[vanished] {
 		t.Errorf("finding whose cause went away is still open: %+v", vanished)
+	}
+}
+
+// The same run reading the real gardener-apiserver, whose shoots carry the
+// fields its registry defaults and whose lists are ordered as its storage
+// writes them: the job's findings and candidates must not change.
+func TestRunRecordsDriftAndCandidatesReadingTheRealGardenerAPIServer(t *testing.T) {
+	gardenerBed := testbed.BedForTest(t, testbed.WithGardenerAPIServer())
+	l := landscape.Generate(landscape.Options{Seed: 3, GlobalAccounts: 4})
+	plantedAdmissible(l)
+	s := &scene{testscene.Load(t, testContext(t), gardenerBed, "cli", l, plantedConfig)}
+	s.mustRun(t, "run", "--jobs", "drift,candidates")
+	s.assertRecordedAsDecided(t, l, admissiblePlantedFindings)
+}
+
+// assertRecordedAsDecided checks that the open findings include every
+// planted one and are exactly what the decisions make of the landscape's
+// truth, and that the candidate table is exactly the decision's.
+func (s *scene) assertRecordedAsDecided(t *testing.T, l *landscape.Landscape, planted []findingKey) {
+	t.Helper()
+	cfg := config.Default()
+	if err := config.Parse([]byte(plantedConfig), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	truth := hap.NewTally(l.Snapshot())
+
+	got := s.openFindings(t)
+	for _, want := range planted {
+		if _, ok := got[want]; !ok {
+			t.Errorf("missing finding %+v", want)
+		}
+	}
+	want := map[findingKey]bool{}
+	for _, f := range hap.DecideDrift(truth, cfg.Policy(), hap.DecideCandidates(truth, cfg.Policy())) {
+		want[findingKey{f.BindingName, string(f.Kind), f.GlobalAccountID}] = true
+	}
+	if !reflect.DeepEqual(keys(got), keys(want)) {
+		t.Errorf("open findings:\n got %v\nwant %v", keys(got), keys(want))
+	}
+
+	wantRows := hap.DecideCandidates(truth, cfg.Policy())
+	gotRows := s.candidateRows(t)
+	if !reflect.DeepEqual(gotRows, normalize(wantRows)) {
+		t.Errorf("candidate rows:\n got %v\nwant %v", gotRows, normalize(wantRows))
+	}
+	for _, r := range gotRows {
+		if r.BindingName == "planted-full" && (r.Selectable || *r.Limit != 5) {
+			t.Errorf("a binding over its limit is listed, not selectable: %+v", r)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package gardener
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,11 +11,14 @@ import (
 )
 
 func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *testing.T) {
-	testbed.Require(t)
+	onBothServers(t, testUpdateBindingLabels)
+}
+
+func testUpdateBindingLabels(t *testing.T, server apiServer) {
 	ctx := context.Background()
-	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
-	c := newClient(t, ns, 0)
+	ns := server.namespace(t)
+	server.createBinding(t, ns, "aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"})
+	c := server.client(t, ns, 0)
 
 	read, err := c.GetBinding(ctx, "aws-0001")
 	if err != nil {
@@ -28,9 +32,12 @@ func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	// tenantName is gone: the labels were replaced, not merged.
-	if !reflect.DeepEqual(after.Labels.Map(), released) || !after.Dirty || after.Claimed() {
-		t.Fatalf("after update the binding is %+v, want labels %v", after, released)
+	// tenantName is gone: the labels were replaced, not merged. Gardener
+	// adds its own label back.
+	want := maps.Clone(released)
+	maps.Copy(want, server.admissionLabels("aws"))
+	if !reflect.DeepEqual(after.Labels.Map(), want) || !after.Dirty || after.Claimed() {
+		t.Fatalf("after update the binding is %+v, want labels %v", after, want)
 	}
 
 	// A second writer still holding the first read loses.
@@ -42,7 +49,7 @@ func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(unchanged.Labels.Map(), released) || unchanged.ResourceVersion != after.ResourceVersion {
+	if !reflect.DeepEqual(unchanged.Labels.Map(), want) || unchanged.ResourceVersion != after.ResourceVersion {
 		t.Fatalf("the refused update changed the binding: %+v, want %+v", unchanged, after)
 	}
 }
@@ -58,12 +65,15 @@ func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
 }
 
 func TestGetBindingReadsLabelsAsKEBAndReportsMissingBindings(t *testing.T) {
-	testbed.Require(t)
+	onBothServers(t, testGetBinding)
+}
+
+func testGetBinding(t *testing.T, server apiServer) {
 	ctx := context.Background()
-	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"}))
-	createObject(t, ns, bindingFixture("aws-not-dirty", map[string]any{"hyperscalerType": "aws", "dirty": "false", "tenantName": "ga"}))
-	c := newClient(t, ns, 0)
+	ns := server.namespace(t)
+	server.createBinding(t, ns, "aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"})
+	server.createBinding(t, ns, "aws-not-dirty", map[string]any{"hyperscalerType": "aws", "dirty": "false", "tenantName": "ga"})
+	c := server.client(t, ns, 0)
 	// KEB's selectors match shared=true exactly: "maybe" is a dedicated binding.
 	if b, err := c.GetBinding(ctx, "aws-maybe-shared"); err != nil || b.Shared || !b.Dedicated() || b.OutOfPool != "" {
 		t.Fatalf("shared=maybe: %+v, %v; want an ordinary dedicated binding", b, err)

@@ -3,6 +3,7 @@ package gardener
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"sort"
 	"testing"
@@ -16,17 +17,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
-
-// loadLandscape loads a generated landscape into a fresh namespace.
-func loadLandscape(t *testing.T, opts landscape.Options) (*landscape.Landscape, string) {
-	t.Helper()
-	ns := newNamespace(t)
-	l := landscape.Generate(opts)
-	if err := landscape.LoadGardener(context.Background(), kube.Config(), ns, l, nil); err != nil {
-		t.Fatal(err)
-	}
-	return l, ns
-}
 
 // shootCollector gathers what a list hands over, forgetting it on reset as
 // callers must.
@@ -49,15 +39,18 @@ func (c *shootCollector) sorted() []hap.Shoot {
 }
 
 func TestListShootsAcrossPagesReturnsEachShootOnceAsGenerated(t *testing.T) {
-	testbed.Require(t)
-	l, ns := loadLandscape(t, landscape.Options{Seed: 1, GlobalAccounts: 6})
+	onBothServers(t, testListShootsAcrossPages)
+}
+
+func testListShootsAcrossPages(t *testing.T, server apiServer) {
+	l, ns := server.load(t, landscape.Options{Seed: 1, GlobalAccounts: 6})
 	want := l.ExpectedShoots()
 	const pageSize = 7
 	if len(want) <= 3*pageSize {
 		t.Fatalf("landscape has %d shoots, too few for more than three pages", len(want))
 	}
 	var got shootCollector
-	stats, err := newClient(t, ns, pageSize).ListShoots(context.Background(), got.reset, got.add)
+	stats, err := server.client(t, ns, pageSize).ListShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +64,20 @@ func TestListShootsAcrossPagesReturnsEachShootOnceAsGenerated(t *testing.T) {
 }
 
 func TestListBindingsAcrossPagesReturnsEachBindingOnceAsGenerated(t *testing.T) {
-	testbed.Require(t)
-	l, ns := loadLandscape(t, landscape.Options{Seed: 2, GlobalAccounts: 4})
+	onBothServers(t, testListBindingsAcrossPages)
+}
+
+func testListBindingsAcrossPages(t *testing.T, server apiServer) {
+	l, ns := server.load(t, landscape.Options{Seed: 2, GlobalAccounts: 4})
 	want := l.ExpectedBindings()
+	for i := range want {
+		labels := want[i].Labels.Map()
+		maps.Copy(labels, server.admissionLabels(want[i].ProviderType))
+		want[i].Labels = hap.LabelsOf(labels)
+	}
 	var got []hap.Binding
 	var skipped []hap.Skipped
-	stats, err := newClient(t, ns, 4).ListBindings(context.Background(),
+	stats, err := server.client(t, ns, 4).ListBindings(context.Background(),
 		func() { got, skipped = nil, nil },
 		func(b hap.Binding) error { got = append(got, b); return nil },
 		func(s hap.Skipped) { skipped = append(skipped, s) })
@@ -104,8 +105,8 @@ func TestListBindingsAcrossPagesReturnsEachBindingOnceAsGenerated(t *testing.T) 
 // expireTokenAfterPage makes the continue token the list holds stale: a
 // write moves etcd past the list's revision, and compaction drops that
 // revision.
-func expireTokenAfterPage(t *testing.T, namespace string, onPages func(page int) bool) Option {
-	core, err := kubernetes.NewForConfig(kube.Config())
+func expireTokenAfterPage(t *testing.T, server apiServer, namespace string, onPages func(page int) bool) Option {
+	core, err := kubernetes.NewForConfig(server.kube.Config())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,16 +118,19 @@ func expireTokenAfterPage(t *testing.T, namespace string, onPages func(page int)
 		if _, err := core.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			return err
 		}
-		return kube.CompactEtcd(ctx)
+		return server.kube.CompactEtcd(ctx)
 	})
 }
 
 func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(t *testing.T) {
-	testbed.Require(t)
-	l, ns := loadLandscape(t, landscape.Options{Seed: 3, GlobalAccounts: 3})
+	onBothServers(t, testListShootsRestartsAfterExpiredToken)
+}
+
+func testListShootsRestartsAfterExpiredToken(t *testing.T, server apiServer) {
+	l, ns := server.load(t, landscape.Options{Seed: 3, GlobalAccounts: 3})
 	want := l.ExpectedShoots()
 	expired := false
-	expireOnce := expireTokenAfterPage(t, ns, func(page int) bool {
+	expireOnce := expireTokenAfterPage(t, server, ns, func(page int) bool {
 		if page == 2 && !expired {
 			expired = true
 			return true
@@ -134,7 +138,7 @@ func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(
 		return false
 	})
 	var got shootCollector
-	stats, err := newClient(t, ns, 3, expireOnce).ListShoots(context.Background(), got.reset, got.add)
+	stats, err := server.client(t, ns, 3, expireOnce).ListShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +159,7 @@ func TestListShootsRestartsOnceAfterExpiredContinueTokenAndReturnsEachShootOnce(
 func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
 	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 4, GlobalAccounts: 2})
-	always := expireTokenAfterPage(t, ns, func(int) bool { return true })
+	always := expireTokenAfterPage(t, crdServer(), ns, func(int) bool { return true })
 	var got shootCollector
 	stats, err := newClient(t, ns, 2, always, WithMaxRestarts(2)).ListShoots(context.Background(), got.reset, got.add)
 	if !errors.Is(err, ErrTooManyRestarts) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 )
 
@@ -26,4 +27,34 @@ func encodeShoot(s *Shoot) ([]byte, error) {
 	loaded := *s.Object
 	loaded.Finalizers = append(slices.Clip(loaded.Finalizers), gardenerFinalizer)
 	return json.Marshal(&loaded)
+}
+
+// encodeAdmittedShoot is encodeShoot for the real gardener-apiserver: the
+// create request's body, which admission accepts, and the status as a merge
+// patch of the status subresource. See LoadGardenerAPIServer for what
+// differs from the generated shoot. s itself is left as generated.
+func encodeAdmittedShoot(s *Shoot) (create, status []byte, err error) {
+	loaded := *s.Object
+	loaded.Status = gardencorev1beta1.ShootStatus{}
+	loaded.Spec.SeedName = nil
+	loaded.Spec.Kubernetes = withoutOIDCConfig(loaded.Spec.Kubernetes)
+	loaded.Spec.Resources = nil
+	if create, err = json.Marshal(&loaded); err != nil {
+		return nil, nil, err
+	}
+	status, err = json.Marshal(map[string]any{"status": s.Object.Status})
+	return create, status, err
+}
+
+// withoutOIDCConfig drops kubeAPIServer.oidcConfig, which Gardener refuses
+// from Kubernetes 1.32 on (OIDC then comes from the shoot-oidc-service
+// extension, which the generated shoots also name).
+func withoutOIDCConfig(k gardencorev1beta1.Kubernetes) gardencorev1beta1.Kubernetes {
+	if k.KubeAPIServer == nil {
+		return k
+	}
+	apiServer := *k.KubeAPIServer
+	apiServer.OIDCConfig = nil
+	k.KubeAPIServer = &apiServer
+	return k
 }

@@ -7,13 +7,18 @@ import (
 )
 
 // LoadWorld creates a fresh world in bed, named after name, and loads l into
-// its Gardener namespace and its database.
+// its Gardener namespace, through gardener-apiserver's admission when the bed
+// runs the real one, and into its database.
 func LoadWorld(ctx context.Context, bed *testbed.Bed, name string, l *Landscape) (*testbed.World, error) {
 	w, err := bed.NewWorld(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
+	load := LoadGardener
+	if bed.Kube.ServesGardenerAPIServer() {
+		load = LoadGardenerAPIServer
+	}
+	if err := load(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
 		return nil, err
 	}
 	if err := LoadInstances(ctx, w.DatabaseURL, l); err != nil {

@@ -18,6 +18,7 @@ import (
 )
 
 const (
+	shootToleration   = "kyma-project.io/shoots"
 	kubernetesVersion = "1.32.6"
 	gardenLinux       = "1592.9.0"
 )
@@ -49,7 +50,7 @@ func (l *Landscape) shootObject(spec ShootSpec, p PoolProfile) *gardencorev1beta
 				LabelSelector: metav1.LabelSelector{MatchLabels: map[string]string{"seed.gardener.cloud/eu-access": fmt.Sprint(spec.Pool.EUAccess)}},
 				ProviderTypes: []string{p.ProviderType},
 			},
-			Tolerations: []gardencorev1beta1.Toleration{{Key: "kyma-project.io/shoots"}},
+			Tolerations: []gardencorev1beta1.Toleration{{Key: shootToleration}},
 			Extensions:  shootExtensions(spec.Name),
 			Kubernetes:  shootKubernetes(r),
 			Networking:  shootNetworking(),

@@ -84,6 +84,26 @@ func RunWithBed(m *testing.M, bed **Bed) int {
 	return m.Run()
 }
 
+// BedForTest starts a Bed for one test, with opts for its Kube, and stops
+// it when the test ends: for the few tests that need a bed unlike their
+// package's, such as one WithGardenerAPIServer.
+func BedForTest(tb testing.TB, opts ...KubeOption) *Bed {
+	tb.Helper()
+	Require(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	b, err := StartBed(ctx, opts...)
+	if err != nil {
+		tb.Fatalf("start the test bed: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := b.Stop(); err != nil {
+			tb.Errorf("stop the test bed: %v", err)
+		}
+	})
+	return b
+}
+
 // RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
 func RunWithPostgres(m *testing.M, pg **Postgres) int {
 	if Short() {

@@ -1,6 +1,7 @@
 // Package testbed runs the real parts the project's tests need on one
-// machine: an etcd with a kube-apiserver serving the Gardener kinds as CRDs,
-// and a throwaway PostgreSQL. Its core API does not depend on package testing,
+// machine: an etcd with a kube-apiserver serving the Gardener kinds, as CRDs
+// or, WithGardenerAPIServer, from the real gardener-apiserver behind the
+// aggregation layer, and a throwaway PostgreSQL. Its core API does not depend on package testing,
 // so demos and benchmarks can use it too.
 package testbed
 
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -20,9 +22,10 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Kube is a running etcd plus kube-apiserver on 127.0.0.1, with the Gardener
-// CRDs installed and an admin identity. Stop ends both processes and removes
-// every file the test bed wrote.
+// Kube is a running etcd plus kube-apiserver on 127.0.0.1 serving the
+// Gardener kinds, and an admin identity: the kinds are CRDs, or, started
+// WithGardenerAPIServer, gardener-apiserver's own on the same etcd. Stop ends
+// every process and removes every file the test bed wrote.
 type Kube struct {
 	dir            string
 	kubeconfigPath string
@@ -36,6 +39,7 @@ type Kube struct {
 	mu        sync.Mutex
 	etcd      *process
 	apiserver *process
+	gardener  *gardenerServer // nil when the kinds are CRDs
 	cfg       *rest.Config
 	stopped   bool
 }
@@ -44,9 +48,10 @@ type Kube struct {
 type KubeOption func(*kubeOptions)
 
 type kubeOptions struct {
-	baseDir       string
-	readyTimeout  time.Duration
-	apiserverArgs []string
+	baseDir           string
+	readyTimeout      time.Duration
+	apiserverArgs     []string
+	gardenerAPIServer bool
 }
 
 // WithBaseDir puts the test bed's temporary directory under dir instead of
@@ -62,6 +67,13 @@ func WithReadyTimeout(d time.Duration) KubeOption { return func(o *kubeOptions) 
 func WithAPIServerArgs(args ...string) KubeOption {
 	return func(o *kubeOptions) { o.apiserverArgs = append(o.apiserverArgs, args...) }
 }
+
+// WithGardenerAPIServer serves Shoots and CredentialsBindings (and Projects,
+// CloudProfiles, SecretBindings) from the real gardener-apiserver, built from
+// source at the gardener version go.mod requires, instead of as CRDs. Its
+// registry defaults, validates and admits what is created as Gardener does,
+// so fixtures must be what Gardener accepts: see landscape.LoadGardener.
+func WithGardenerAPIServer() KubeOption { return func(o *kubeOptions) { o.gardenerAPIServer = true } }
 
 // StartKube starts etcd and kube-apiserver in a new temporary directory,
 // installing etcd and building kube-apiserver first when they are missing.
@@ -80,23 +92,37 @@ func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
 	if err != nil {
 		return nil, err
 	}
+	gardenerBin := ""
+	if o.gardenerAPIServer {
+		if gardenerBin, err = gardenerAPIServerBinary(ctx); err != nil {
+			return nil, err
+		}
+	}
 	dir, err := os.MkdirTemp(o.baseDir, "hap-kube-")
 	if err != nil {
 		return nil, fmt.Errorf("create test bed dir: %w", err)
 	}
 	k := &Kube{dir: dir, readyTimeout: o.readyTimeout, apiserverBin: apiserverBin,
 		kubeconfigPath: filepath.Join(dir, "kubeconfig")}
-	if err := k.start(ctx, etcdBin, o.apiserverArgs); err != nil {
+	if err := k.start(ctx, etcdBin, gardenerBin, o.apiserverArgs); err != nil {
 		return nil, errors.Join(err, k.Stop())
 	}
 	return k, nil
 }
 
-func (k *Kube) start(ctx context.Context, etcdBin string, extraArgs []string) error {
+// start brings the servers up; gardenerBin empty means the CRD bed.
+func (k *Kube) start(ctx context.Context, etcdBin, gardenerBin string, extraArgs []string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err := k.startEtcd(ctx, etcdBin); err != nil {
 		return err
+	}
+	if gardenerBin != "" {
+		aggregation, err := frontProxyArgs(k.dir)
+		if err != nil {
+			return err
+		}
+		extraArgs = append(aggregation, extraArgs...)
 	}
 	if err := k.prepareAPIServer(extraArgs); err != nil {
 		return err
@@ -106,6 +132,12 @@ func (k *Kube) start(ctx context.Context, etcdBin string, extraArgs []string) er
 	}
 	if err := writeKubeconfig(k.kubeconfigPath, k.cfg); err != nil {
 		return err
+	}
+	if gardenerBin != "" {
+		if err := k.prepareGardenerAPIServer(gardenerBin); err != nil {
+			return err
+		}
+		return k.startGardenerAPIServer(ctx)
 	}
 	crdCtx, cancel := context.WithTimeout(ctx, k.readyTimeout)
 	defer cancel()
@@ -122,18 +154,21 @@ func (k *Kube) Config() *rest.Config {
 // KubeconfigPath is a kubeconfig file for the admin, valid until Stop.
 func (k *Kube) KubeconfigPath() string { return k.kubeconfigPath }
 
+// ServesGardenerAPIServer reports whether the Gardener kinds come from the
+// real gardener-apiserver rather than CRDs.
+func (k *Kube) ServesGardenerAPIServer() bool { return k.gardener != nil }
+
 // EtcdURL is etcd's client URL.
 func (k *Kube) EtcdURL() string { return k.etcdURL }
 
-// PIDs returns the process ids of etcd and kube-apiserver as last started.
+// PIDs returns the process ids of etcd, kube-apiserver and, when it runs,
+// gardener-apiserver, as last started.
 func (k *Kube) PIDs() []int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	var pids []int
-	for _, p := range []*process{k.etcd, k.apiserver} {
-		if p != nil {
-			pids = append(pids, p.pid())
-		}
+	for _, p := range k.processes() {
+		pids = append(pids, p.pid())
 	}
 	return pids
 }
@@ -229,15 +264,29 @@ func (k *Kube) Stop() error {
 	}
 	k.stopped = true
 	var errs []error
-	for _, p := range []*process{k.apiserver, k.etcd} {
-		if p != nil {
-			errs = append(errs, p.stop(5*time.Second))
-		}
+	// The API servers first: etcd going away under them only makes noise.
+	for _, p := range slices.Backward(k.processes()) {
+		errs = append(errs, p.stop(5*time.Second))
 	}
 	if err := os.RemoveAll(k.dir); err != nil {
 		errs = append(errs, fmt.Errorf("remove test bed dir: %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// processes are the test bed's processes in start order, those not started
+// left out.
+func (k *Kube) processes() []*process {
+	var ps []*process
+	for _, p := range []*process{k.etcd, k.apiserver} {
+		if p != nil {
+			ps = append(ps, p)
+		}
+	}
+	if k.gardener != nil && k.gardener.proc != nil {
+		ps = append(ps, k.gardener.proc)
+	}
+	return ps
 }
 
 // defaultBaseDir prefers memory-backed /dev/shm: etcd syncs every write to

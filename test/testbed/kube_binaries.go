@@ -18,6 +18,9 @@ const modulePath = "github.com/kyma-project/hap-reconciler"
 // one, for machines that already have it.
 const kubeAPIServerEnv = "HAP_KUBE_APISERVER"
 
+// gardenerAPIServerEnv does the same for gardener-apiserver.
+const gardenerAPIServerEnv = "HAP_GARDENER_APISERVER"
+
 // ensureBinary returns the path of bin, installing the Debian package pkg when
 // it is missing: CI may run on a fresh machine.
 func ensureBinary(ctx context.Context, bin, pkg string) (string, error) {
@@ -60,9 +63,22 @@ func runQuiet(ctx context.Context, name string, args ...string) error {
 // kubeAPIServerBinary returns a kube-apiserver, built from source and cached
 // by the repository's build script on first use.
 func kubeAPIServerBinary(ctx context.Context) (string, error) {
-	if path := os.Getenv(kubeAPIServerEnv); path != "" {
+	return builtBinary(ctx, kubeAPIServerEnv, "build-kube-apiserver.sh")
+}
+
+// gardenerAPIServerBinary returns a gardener-apiserver of the gardener
+// version go.mod requires, built and cached the same way.
+func gardenerAPIServerBinary(ctx context.Context) (string, error) {
+	return builtBinary(ctx, gardenerAPIServerEnv, "build-gardener-apiserver.sh")
+}
+
+// builtBinary returns the binary named by the environment variable env when
+// set, else runs hack/<script>, which builds the binary once, caches it
+// outside the repository and prints its path last.
+func builtBinary(ctx context.Context, env, script string) (string, error) {
+	if path := os.Getenv(env); path != "" {
 		if _, err := os.Stat(path); err != nil {
-			return "", fmt.Errorf("%s=%q: %w", kubeAPIServerEnv, path, err)
+			return "", fmt.Errorf("%s=%q: %w", env, path, err)
 		}
 		return path, nil
 	}
@@ -70,17 +86,17 @@ func kubeAPIServerBinary(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	script := filepath.Join(root, "hack", "build-kube-apiserver.sh")
-	cmd := exec.CommandContext(ctx, "bash", script)
+	scriptPath := filepath.Join(root, "hack", script)
+	cmd := exec.CommandContext(ctx, "bash", scriptPath)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("%s: %w\n%s", script, err, lastLines(stderr.Bytes(), 30))
+		return "", fmt.Errorf("%s: %w\n%s", scriptPath, err, lastLines(stderr.Bytes(), 30))
 	}
 	path := strings.TrimSpace(string(lastLines(out, 1)))
 	if _, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("%s printed %q, not a binary: %w", script, path, err)
+		return "", fmt.Errorf("%s printed %q, not a binary: %w", scriptPath, path, err)
 	}
 	return path, nil
 }

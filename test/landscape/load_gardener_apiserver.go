@@ -1,0 +1,207 @@
+package landscape
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// admissionLagTimeout bounds how long a create refused for a missing object
+// is tried again. gardener-apiserver's admission looks objects up in its
+// informers' caches, which see an object created a moment ago a moment
+// later.
+const admissionLagTimeout = 30 * time.Second
+
+// finalizerPatch gives a shoot Gardener's finalizer.
+var finalizerPatch = []byte(`{"metadata":{"finalizers":["` + gardenerFinalizer + `"]}}`)
+
+// LoadGardenerAPIServer loads l into namespace on the real gardener-apiserver
+// (testbed.WithGardenerAPIServer), which must exist. It first creates what
+// admission looks up: the Project owning the namespace, a CloudProfile per
+// provider type, the Secret of each binding and of the shoots' DNS provider,
+// and a SecretBinding beside the CredentialsBinding of each shoot that names
+// its binding the legacy way. Then the bindings, then the shoots.
+//
+// Each shoot is created as generated except for three fields: spec.seedName
+// (it names a Seed, which only Gardener's scheduler picks), the
+// kube-apiserver's oidcConfig (refused from Kubernetes 1.32 on) and
+// spec.resources (admission reads each object referenced there live, through
+// a client held to five requests a second: minutes for a large landscape).
+// Its status is then written through the status subresource, which a create
+// ignores, so shoots are as large as production's. A shoot loaded as being
+// deleted gets Gardener's finalizer by a patch (Gardener refuses it on
+// create) before it is deleted. A shoot on a binding the landscape lacks is
+// refused: Gardener admits no such shoot. progress, when not nil, counts
+// bindings and shoots.
+func LoadGardenerAPIServer(ctx context.Context, cfg *rest.Config, namespace string, l *Landscape, progress func(done, total int)) error {
+	c, err := newCreator(cfg, namespace)
+	if err != nil {
+		return err
+	}
+	if err := c.createAdmissionFixtures(ctx, l); err != nil {
+		return fmt.Errorf("load landscape: %w", err)
+	}
+	bindings, total := len(l.Bindings), len(l.Bindings)+len(l.Shoots)
+	// Bindings before shoots: admission refuses a shoot whose binding it
+	// cannot find.
+	err = runParallel(ctx, bindings, loadWorkers, func(ctx context.Context, i int) error {
+		return c.admitted(ctx, func() error { return c.createBinding(ctx, l.Bindings[i]) })
+	}, counted(progress, 0, total))
+	if err != nil {
+		return err
+	}
+	return runParallel(ctx, len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
+		return c.createAdmittedShoot(ctx, l.Shoots[i])
+	}, counted(progress, bindings, total))
+}
+
+// counted reports one phase's progress as part of the whole load's.
+func counted(progress func(done, total int), before, total int) func(done, _ int) {
+	if progress == nil {
+		return nil
+	}
+	return func(done, _ int) { progress(before+done, total) }
+}
+
+func (c creator) createAdmittedShoot(ctx context.Context, s *Shoot) error {
+	name := s.Object.Name
+	body, status, err := encodeAdmittedShoot(s)
+	if err != nil {
+		return fmt.Errorf("shoot %s: %w", name, err)
+	}
+	if err := c.admitted(ctx, func() error { return c.create(ctx, gardenerPath, "shoots", name, body, false) }); err != nil {
+		return err
+	}
+	collection := c.collection(gardenerPath, "shoots")
+	if err := c.do(ctx, http.MethodPatch, collection+"/"+url.PathEscape(name)+"/status", mergePatchBody, status, http.StatusOK); err != nil {
+		return fmt.Errorf("write status of shoot %s: %w", name, err)
+	}
+	if !s.Deleting {
+		return nil
+	}
+	// Gardener refuses its finalizer on create; a shoot gets it once it
+	// exists, as gardener-controller-manager adds it.
+	if err := c.do(ctx, http.MethodPatch, collection+"/"+url.PathEscape(name), mergePatchBody, finalizerPatch, http.StatusOK); err != nil {
+		return fmt.Errorf("add the finalizer to shoot %s: %w", name, err)
+	}
+	return c.markDeleted(ctx, collection, "shoots", name)
+}
+
+// createAdmissionFixtures creates what admission looks up, in the order it
+// needs them: an object is only looked up by objects created after it.
+func (c creator) createAdmissionFixtures(ctx context.Context, l *Landscape) error {
+	projects := c.host + "/" + gardenerPath + "/projects"
+	if err := c.createOnce(ctx, projects, project(c.namespace)); err != nil {
+		return err
+	}
+	for _, providerType := range l.providerTypes() {
+		if err := c.createOnce(ctx, c.host+"/"+gardenerPath+"/cloudprofiles", cloudProfile(providerType)); err != nil {
+			return err
+		}
+	}
+	secrets := c.collection(corePath, "secrets")
+	names := []string{dnsSecretName}
+	for _, b := range l.Bindings {
+		names = append(names, b.CredentialsRef.Name)
+	}
+	err := runParallel(ctx, len(names), loadWorkers, func(ctx context.Context, i int) error {
+		return c.createOnce(ctx, secrets, providerSecret(names[i]))
+	}, nil)
+	if err != nil {
+		return err
+	}
+	secretBindings := c.collection(gardenerPath, "secretbindings")
+	for _, name := range l.legacyBindingNames() {
+		b := l.Binding(name)
+		if b == nil {
+			return fmt.Errorf("a shoot names secret binding %s, which the landscape lacks: Gardener admits no such shoot", name)
+		}
+		if err := c.admitted(ctx, func() error {
+			return c.createOnce(ctx, secretBindings, secretBinding(name, c.namespace, b.Provider.Type))
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createOnce creates obj in collection, an object of that name being there
+// already (a CloudProfile another world created) counting as done.
+func (c creator) createOnce(ctx context.Context, collection string, obj any) error {
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	err = c.do(ctx, http.MethodPost, collection, jsonBody, body, http.StatusCreated)
+	var status *statusError
+	if errors.As(err, &status) && status.code == http.StatusConflict {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create in %s: %w", collection, err)
+	}
+	return nil
+}
+
+// admitted calls create until admission stops refusing it for an object it
+// cannot find yet, or admissionLagTimeout passes. Any other error is final.
+func (c creator) admitted(ctx context.Context, create func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, admissionLagTimeout)
+	defer cancel()
+	ticker := time.NewTicker(100 * time.Millisecond)
+	defer ticker.Stop()
+	for {
+		err := create()
+		if err == nil || !refusedForMissingObject(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-ticker.C:
+		}
+	}
+}
+
+// refusedForMissingObject reports an admission refusal naming an object that
+// is not found, the way gardener-apiserver words a failed lister lookup.
+func refusedForMissingObject(err error) bool {
+	var status *statusError
+	if !errors.As(err, &status) {
+		return false
+	}
+	return (status.code == http.StatusForbidden || status.code == http.StatusNotFound) &&
+		strings.Contains(string(status.answer), "not found")
+}
+
+// providerTypes are the provider types of the landscape's shoots, each
+// naming the CloudProfile of that name.
+func (l *Landscape) providerTypes() []string {
+	var types []string
+	for _, s := range l.Shoots {
+		if t := s.Object.Spec.Provider.Type; !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	return types
+}
+
+// legacyBindingNames are the binding names shoots give in
+// spec.secretBindingName, each once.
+func (l *Landscape) legacyBindingNames() []string {
+	var names []string
+	for _, s := range l.Shoots {
+		if n := s.Object.Spec.SecretBindingName; n != nil && *n != "" && !slices.Contains(names, *n) {
+			names = append(names, *n)
+		}
+	}
+	return names
+}
