@@ -42,6 +42,10 @@ func (p *gardenerPort) MarkReleased(ctx context.Context, name, resourceVersion, 
 	return p.client.MarkReleased(ctx, name, resourceVersion, releaseID)
 }
 
+func (p *gardenerPort) VoidRelease(ctx context.Context, name, resourceVersion, releaseID string) error {
+	return p.client.VoidRelease(ctx, name, resourceVersion, releaseID)
+}
+
 func (p *gardenerPort) IsConflict(err error) bool { return gardener.IsConflict(err) }
 func (p *gardenerPort) IsRefused(err error) bool  { return gardener.IsRefused(err) }
 

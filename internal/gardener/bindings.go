@@ -88,6 +88,33 @@ func (c *Client) MarkReleased(ctx context.Context, name, resourceVersion, releas
 	}
 }
 
+// VoidRelease marks the binding with the AnnotationReleaseVoided annotation
+// naming releaseID, provided it is still at resourceVersion (the version the
+// release's own update is guarded by); otherwise nothing changes and the
+// error satisfies IsConflict. Once it lands, that update can never land.
+func (c *Client) VoidRelease(ctx context.Context, name, resourceVersion, releaseID string) error {
+	if name == "" || releaseID == "" || resourceVersion == "" {
+		return fmt.Errorf("void release %q of credentials binding %q: name, release and resourceVersion must be given", releaseID, name)
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
+		"resourceVersion": resourceVersion,
+		"annotations":     map[string]string{hap.AnnotationReleaseVoided: releaseID},
+	}})
+	if err != nil {
+		return fmt.Errorf("encode void patch for credentials binding %q: %w", name, err)
+	}
+	err = c.bindings.client.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
+		Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsConflict(err):
+		return fmt.Errorf("void release %s of credentials binding %q at resourceVersion %s: %w: %w", releaseID, name, resourceVersion, ErrConflict, err)
+	default:
+		return fmt.Errorf("void release %s of credentials binding %q: %w", releaseID, name, err)
+	}
+}
+
 // jsonPatchOp is one RFC 6902 operation.
 type jsonPatchOp struct {
 	Op    string `json:"op"`

@@ -183,6 +183,11 @@ func (s *FileSource) MarkReleased(_ context.Context, name, _, _ string) error {
 	return fmt.Errorf("release is refused when reading from --gardener-file: binding %q lives in an export: %w; run against the Gardener API to release", name, errExportReadOnly)
 }
 
+// VoidRelease always fails: an export holds no release to void.
+func (s *FileSource) VoidRelease(_ context.Context, name, _, _ string) error {
+	return fmt.Errorf("binding %q lives in an export: %w", name, errExportReadOnly)
+}
+
 // IsRefused reports whether err is a definite refusal of a write; every
 // write to an export is one.
 func (s *FileSource) IsRefused(err error) bool { return IsRefused(err) }

@@ -24,6 +24,11 @@ const (
 // tenantName: the one sure sign that a given release landed.
 const AnnotationRelease = "hap-reconciler.kyma-project.io/release"
 
+// AnnotationReleaseVoided names a release intent whose update the job made
+// impossible: written guarded by the same resourceVersion as that update,
+// it moves the binding past it, so the update can never land.
+const AnnotationReleaseVoided = "hap-reconciler.kyma-project.io/release-voided"
+
 // Pool identifies a set of interchangeable bindings, as KEB's search labels do.
 type Pool struct {
 	HyperscalerType string

@@ -31,6 +31,11 @@ type Gardener interface {
 	// has resourceVersion; otherwise it fails with an error for which
 	// IsConflict is true.
 	MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error
+	// VoidRelease sets the voided-release annotation naming releaseID, if
+	// the binding is still at resourceVersion (else IsConflict): the
+	// release's own update, guarded by the same version, can then never
+	// land.
+	VoidRelease(ctx context.Context, name, resourceVersion, releaseID string) error
 	IsConflict(err error) bool
 	IsNotFound(err error) bool
 	// IsRefused reports whether a write's error is a definite refusal (a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -19,7 +18,7 @@ var releaseJob = Job{
 	Name:            JobRelease,
 	DefaultSchedule: "15 * * * *",
 	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
-		return (&releasing{Work: w, settings: cfg.Release, settleAfter: settleAfter(cfg.Gardener)}).release(ctx, f)
+		return (&releasing{Work: w, settings: cfg.Release}).release(ctx, f)
 	},
 }
 
@@ -27,10 +26,6 @@ var releaseJob = Job{
 type releasing struct {
 	*Work
 	settings config.Release
-	// settleAfter is how old an intent must be, on the database's clock,
-	// before a binding still at the intent's resourceVersion proves that
-	// its update never landed (see release_audit.go).
-	settleAfter time.Duration
 }
 
 // release gives bindings that have held nothing for the whole grace period
@@ -190,9 +185,9 @@ func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map
 // this time. A release whose audit row is missing is one: the history must
 // name every account that was given back. When the API server's answer is
 // lost (a broken connection, a timeout, a 5xx), the update may have landed:
-// the binding is read back at once, and what the release's mark says is
-// recorded; when even that cannot tell, the intent stays open for the next
-// run to settle.
+// the binding is read back at once (and the release voided when the binding
+// cannot tell yet), and what came of it is recorded; when even that fails,
+// the intent stays open for the next run to settle.
 func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	b := d.Binding
 	intent, err := r.recordIntent(ctx, d)
@@ -219,8 +214,6 @@ func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error
 	case outcome == hap.OutcomeReleased:
 		r.logReleased(d)
 		return nil
-	case outcome == "":
-		return fmt.Errorf("releasing binding %s: %w; whether it landed cannot be told yet, the next run settles it", b.Name, err)
 	}
 	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
 }

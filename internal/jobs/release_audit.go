@@ -46,15 +46,10 @@ func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) (ha
 // releaseID is the annotation's value naming the intent.
 func releaseID(intentID int64) string { return strconv.FormatInt(intentID, 10) }
 
-// settleAfter bounds how long an update can still land after it was sent:
-// the API server gives up on a write after the timeout the client passes
-// with it (gardener.requestTimeout), so twice that is a safe margin.
-func settleAfter(g config.Gardener) time.Duration { return 2 * g.RequestTimeout.Duration }
-
 // settleReleaseIntents records the outcome of every release an earlier run
-// began and did not record, from what the binding says now. An intent that
-// cannot be told yet stays open; any failure to read stops the run's
-// releases, so no later release of a binding overtakes its open intent.
+// began and did not record, from what the binding says now. Any failure to
+// settle one stops the run's releases, so no later release of a binding
+// overtakes its open intent.
 func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 	open, err := r.Store.OpenReleaseIntents(ctx)
 	if err != nil {
@@ -70,22 +65,11 @@ func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 }
 
 // settleIntent reads the binding of an open intent and records what came of
-// the release, returning the outcome, or "" when the binding cannot tell
-// yet.
+// the release, returning the outcome, or "" when it cannot be told yet.
 func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string, error) {
-	live, err := r.Gardener.GetBinding(ctx, in.BindingName)
-	exists := true
-	switch {
-	case r.Gardener.IsNotFound(err):
-		exists = false
-	case err != nil:
-		return "", fmt.Errorf("settling the release begun on binding %s: %w", in.BindingName, err)
-	}
-	outcome, why := settlement(live, exists, in, r.settleAfter)
-	if outcome == "" {
-		r.Log.Info("a release's outcome cannot be told yet; it stays open", zap.String("binding", in.BindingName),
-			zap.Int64("intent", in.ID), zap.String("why", why))
-		return "", nil
+	outcome, why, err := r.tellIntent(ctx, in)
+	if err != nil || outcome == "" {
+		return "", err
 	}
 	r.Log.Warn("settled a release whose outcome was not recorded", zap.String("binding", in.BindingName),
 		zap.String("globalAccount", in.GlobalAccountID), zap.Int64("intent", in.ID),
@@ -100,16 +84,45 @@ func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string
 	return outcome, r.auditSettled(ctx, d, in.ID, outcome)
 }
 
+// tellIntent finds out what came of an intent. A binding still at the
+// version the update is guarded by cannot tell: the update may be on its
+// way still (held by a stalled server or an intermediary). So the job makes
+// it impossible: it voids the release with a write of its own guarded by
+// that same version. If that lands, the update never can (aborted); if it
+// conflicts, the binding moved on, and reading it again tells.
+func (r *releasing) tellIntent(ctx context.Context, in hap.OpenIntent) (outcome, why string, err error) {
+	for range 2 {
+		live, err := r.Gardener.GetBinding(ctx, in.BindingName)
+		exists := true
+		switch {
+		case r.Gardener.IsNotFound(err):
+			exists = false
+		case err != nil:
+			return "", "", fmt.Errorf("settling the release begun on binding %s: %w", in.BindingName, err)
+		}
+		if outcome, why := settlement(live, exists, in.ReleaseRecord); outcome != "" {
+			return outcome, why, nil
+		}
+		err = r.Gardener.VoidRelease(ctx, in.BindingName, in.ResourceVersion, releaseID(in.ID))
+		switch {
+		case err == nil:
+			return hap.OutcomeAborted, fmt.Sprintf("voided at version %s, which the update was guarded by: it can never land", in.ResourceVersion), nil
+		case !r.Gardener.IsConflict(err):
+			return "", "", fmt.Errorf("voiding the release begun on binding %s: %w", in.BindingName, err)
+		}
+	}
+	return "", "", fmt.Errorf("settling the release begun on binding %s: the binding moved and still cannot tell", in.BindingName)
+}
+
 // settlement decides what came of an intent from the binding as it is now
 // (exists false: it is gone): released when the binding carries the
 // intent's mark; aborted when it has moved past the version the update was
-// guarded by without the mark, or is gone, or has stood still for longer
-// than any update can take to land; "" (still open) while it stands still
-// at that version and the update might yet land. The reason says which.
-func settlement(live hap.Binding, exists bool, in hap.OpenIntent, settleAfter time.Duration) (outcome, why string) {
+// guarded by without the mark, or is gone; "" while it stands at that
+// version, where the update might still land. The reason says which.
+func settlement(live hap.Binding, exists bool, in hap.ReleaseRecord) (outcome, why string) {
 	switch {
 	case in.ResourceVersion == "":
-		return legacySettlement(live, exists, in.ReleaseRecord)
+		return legacySettlement(live, exists, in)
 	case !exists:
 		return hap.OutcomeAborted, "the binding no longer exists"
 	case live.ReleaseID == releaseID(in.ID):
@@ -117,12 +130,8 @@ func settlement(live hap.Binding, exists bool, in hap.OpenIntent, settleAfter ti
 	case live.ResourceVersion != in.ResourceVersion:
 		return hap.OutcomeAborted, fmt.Sprintf("the binding moved from version %s to %s without this release's mark; the guarded update can no longer land",
 			in.ResourceVersion, live.ResourceVersion)
-	case in.Age >= settleAfter:
-		return hap.OutcomeAborted, fmt.Sprintf("the binding is still at version %s, %s after the intent; the API server gives up on an update long before",
-			in.ResourceVersion, in.Age.Round(time.Millisecond))
 	}
-	return "", fmt.Sprintf("the binding is still at version %s, %s after the intent; the update may still land until %s have passed",
-		in.ResourceVersion, in.Age.Round(time.Millisecond), settleAfter)
+	return "", ""
 }
 
 // legacySettlement settles an intent written before intents carried their

@@ -197,6 +197,22 @@ func (g *Gardener) MarkReleased(_ context.Context, name, resourceVersion, releas
 	return err
 }
 
+// VoidRelease moves the binding past resourceVersion, labels unchanged, if
+// it is still there.
+func (g *Gardener) VoidRelease(_ context.Context, name, resourceVersion, _ string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b, ok := g.bindings[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
+	case b.ResourceVersion != resourceVersion:
+		return fmt.Errorf("credentialsbinding %q at %s, not %s: %w", name, b.ResourceVersion, resourceVersion, ErrConflict)
+	}
+	g.putLocked(name, b.Labels.Map())
+	return nil
+}
+
 func (g *Gardener) IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 func (g *Gardener) IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 func (g *Gardener) IsRefused(err error) bool {

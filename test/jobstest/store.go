@@ -21,8 +21,6 @@ type Store struct {
 	// Reserved counts the reservations on each binding that KEB's table
 	// does not show yet; InUse and RetireCandidate count them.
 	Reserved map[string]int
-	// IntentAge is how old OpenReleaseIntents says every open intent is.
-	IntentAge time.Duration
 	// Fail makes the named method (such as "ReplaceCandidates") fail with
 	// its error, changing nothing.
 	Fail map[string]error
@@ -257,8 +255,7 @@ func (s *Store) Releases() []hap.ReleaseRecord {
 	return slices.Clone(s.releases)
 }
 
-// OpenReleaseIntents returns the intents no outcome row names, each as old
-// as IntentAge says.
+// OpenReleaseIntents returns the intents no outcome row names.
 func (s *Store) OpenReleaseIntents(context.Context) ([]hap.OpenIntent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -272,7 +269,7 @@ func (s *Store) OpenReleaseIntents(context.Context) ([]hap.OpenIntent, error) {
 	var out []hap.OpenIntent
 	for _, r := range s.releases {
 		if r.Outcome == hap.OutcomeIntent && !settled[r.ID] {
-			out = append(out, hap.OpenIntent{ReleaseRecord: r, Age: s.IntentAge})
+			out = append(out, hap.OpenIntent{ReleaseRecord: r})
 		}
 	}
 	return out, nil

@@ -194,8 +194,10 @@ func (p *apiProxy) release(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.fail(fmt.Sprintf("%s: cannot tell whether the update landed: %v", binding, err))
 	}
-	if landed {
-		p.record(binding, patch.Metadata.Annotations[hap.AnnotationRelease], instances, shoots)
+	// Only a release carries the release mark; the job's other write, the
+	// void of a release it cannot tell, changes no label.
+	if releaseID := patch.Metadata.Annotations[hap.AnnotationRelease]; landed && releaseID != "" {
+		p.record(binding, releaseID, instances, shoots)
 	}
 	switch fault {
 	case aimedPostgres:
