@@ -68,24 +68,10 @@ func (c *Client) MarkReleased(ctx context.Context, name, resourceVersion, releas
 	if resourceVersion == "" {
 		return fmt.Errorf("mark credentials binding %q released: resourceVersion is empty, refusing an unguarded write", name)
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": resourceVersion,
-		"labels":          map[string]string{hap.LabelDirty: "true"},
-		"annotations":     map[string]string{hap.AnnotationRelease: releaseID},
-	}})
-	if err != nil {
-		return fmt.Errorf("encode release patch for credentials binding %q: %w", name, err)
-	}
-	err = c.bindings.client.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
-		Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
-	switch {
-	case err == nil:
-		return nil
-	case apierrors.IsConflict(err):
-		return fmt.Errorf("mark credentials binding %q released at resourceVersion %s: %w: %w", name, resourceVersion, ErrConflict, err)
-	default:
-		return fmt.Errorf("mark credentials binding %q released: %w", name, err)
-	}
+	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("mark credentials binding %q released", name), map[string]any{
+		"labels":      map[string]string{hap.LabelDirty: "true"},
+		"annotations": map[string]string{hap.AnnotationRelease: releaseID},
+	})
 }
 
 // VoidRelease marks the binding with the AnnotationReleaseVoided annotation
@@ -96,12 +82,19 @@ func (c *Client) VoidRelease(ctx context.Context, name, resourceVersion, release
 	if name == "" || releaseID == "" || resourceVersion == "" {
 		return fmt.Errorf("void release %q of credentials binding %q: name, release and resourceVersion must be given", releaseID, name)
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{
-		"resourceVersion": resourceVersion,
-		"annotations":     map[string]string{hap.AnnotationReleaseVoided: releaseID},
-	}})
+	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("void release %s of credentials binding %q", releaseID, name), map[string]any{
+		"annotations": map[string]string{hap.AnnotationReleaseVoided: releaseID},
+	})
+}
+
+// guardedPatch merges metadata into the binding provided it is still at
+// resourceVersion; otherwise nothing changes and the error satisfies
+// IsConflict. The write carries its timeout to the API server.
+func (c *Client) guardedPatch(ctx context.Context, name, resourceVersion, what string, metadata map[string]any) error {
+	metadata["resourceVersion"] = resourceVersion
+	patch, err := json.Marshal(map[string]any{"metadata": metadata})
 	if err != nil {
-		return fmt.Errorf("encode void patch for credentials binding %q: %w", name, err)
+		return fmt.Errorf("%s: encode the patch: %w", what, err)
 	}
 	err = c.bindings.client.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
 		Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
@@ -109,9 +102,9 @@ func (c *Client) VoidRelease(ctx context.Context, name, resourceVersion, release
 	case err == nil:
 		return nil
 	case apierrors.IsConflict(err):
-		return fmt.Errorf("void release %s of credentials binding %q at resourceVersion %s: %w: %w", releaseID, name, resourceVersion, ErrConflict, err)
+		return fmt.Errorf("%s at resourceVersion %s: %w: %w", what, resourceVersion, ErrConflict, err)
 	default:
-		return fmt.Errorf("void release %s of credentials binding %q: %w", releaseID, name, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 }
 
