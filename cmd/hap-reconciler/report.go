@@ -63,8 +63,7 @@ agree, and every pick where they part, with both answers and why.`,
 				if err == nil {
 					var sh report.ShadowReport
 					sh, err = report.Shadow(cmd.Context(), env.Reports, from)
-					sh.Differences = nil
-					rep.Shadow = &sh
+					rep.Shadow = &sh.ShadowSummary
 				}
 			}
 			if err != nil {

@@ -28,7 +28,7 @@ type Report struct {
 	Other      []hap.Finding `json:"otherFindings"`
 	// Shadow counts KEB's own picks compared with the table (stored
 	// reports only); `report --shadow` lists the differences.
-	Shadow *ShadowReport `json:"shadow,omitempty"`
+	Shadow *ShadowSummary `json:"shadow,omitempty"`
 }
 
 // ReportGroup is one (GA, pool). GlobalAccountID is empty for a shared pool.

@@ -14,6 +14,12 @@ import (
 // window, how many of KEB's own picks the candidate table would have made
 // the same, and every pick where they part, with both answers and why.
 type ShadowReport struct {
+	ShadowSummary
+	Differences []ShadowDifference `json:"differences"`
+}
+
+// ShadowSummary counts KEB's compared picks since a moment.
+type ShadowSummary struct {
 	Since time.Time `json:"since"`
 	// Picks counts KEB's compared picks; Agree those the table would have
 	// made the same.
@@ -23,8 +29,7 @@ type ShadowReport struct {
 	// keeps an account Gardener shows full), claim (KEB took a binding the
 	// table did not list), drift (both knew it and counted differently),
 	// staleness (the table was too old; KEB's own choice stands).
-	ByOutcome   map[string]int     `json:"byOutcome"`
-	Differences []ShadowDifference `json:"differences"`
+	ByOutcome map[string]int `json:"byOutcome"`
 }
 
 // ShadowDifference is one pick where KEB and the table part.
@@ -59,7 +64,7 @@ func Shadow(ctx context.Context, s ShadowStore, since time.Time) (ShadowReport, 
 
 // BuildShadowReport counts the compared picks and keeps the differences.
 func BuildShadowReport(results []hap.ShadowResult, since time.Time) ShadowReport {
-	rep := ShadowReport{Since: since, ByOutcome: map[string]int{}, Differences: []ShadowDifference{}}
+	rep := ShadowReport{ShadowSummary: ShadowSummary{Since: since, ByOutcome: map[string]int{}}, Differences: []ShadowDifference{}}
 	for _, o := range hap.ShadowOutcomes {
 		rep.ByOutcome[o] = 0
 	}
@@ -84,7 +89,7 @@ func BuildShadowReport(results []hap.ShadowResult, since time.Time) ShadowReport
 
 // Summary is the report's one line: the picks, the agreement and the
 // differences by reason.
-func (rep ShadowReport) Summary() string {
+func (rep ShadowSummary) Summary() string {
 	if rep.Picks == 0 {
 		return fmt.Sprintf("Since %s KEB made no pick the job could compare with the candidate table.", rep.Since.UTC().Format(time.RFC3339))
 	}
