@@ -78,7 +78,7 @@ func newFaultProxy(t *testing.T, fault func(kind string, n int) int) (*faultProx
 		p.mu.Unlock()
 		code := p.fault(kind, n)
 		if code == cutBody {
-			cutResponse(w, r, forward)
+			testbed.CutResponse(w, r, forward)
 			return
 		}
 		if code != 0 {
@@ -97,20 +97,6 @@ func newFaultProxy(t *testing.T, fault func(kind string, n int) int) (*faultProx
 // halfway through the answer's body, as a restarting API server or a load
 // balancer dropping the connection would.
 const cutBody = -1
-
-func cutResponse(w http.ResponseWriter, r *http.Request, upstream http.Handler) {
-	whole := httptest.NewRecorder()
-	upstream.ServeHTTP(whole, r)
-	body := whole.Body.Bytes()
-	for k, v := range whole.Header() {
-		w.Header()[k] = v
-	}
-	// Announcing the whole length and sending half makes the server close
-	// the connection, and the client read an unexpected end of the body.
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(whole.Code)
-	_, _ = w.Write(body[:len(body)/2])
-}
 
 func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
 	t.Helper()

@@ -174,14 +174,11 @@ func (g *Gardener) GetBinding(_ context.Context, name string) (hap.Binding, erro
 func (g *Gardener) MarkReleased(_ context.Context, name, resourceVersion, releaseID string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	b, ok := g.bindings[name]
-	switch {
-	case !ok:
-		return fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
-	case b.ResourceVersion != resourceVersion:
-		return fmt.Errorf("credentialsbinding %q at %s, not %s: %w", name, b.ResourceVersion, resourceVersion, ErrConflict)
+	b, err := g.atVersionLocked(name, resourceVersion)
+	if err != nil {
+		return err
 	}
-	land, err := true, error(nil)
+	land := true
 	if g.Mark != nil {
 		land, err = g.Mark(name)
 	}
@@ -202,15 +199,25 @@ func (g *Gardener) MarkReleased(_ context.Context, name, resourceVersion, releas
 func (g *Gardener) VoidRelease(_ context.Context, name, resourceVersion, _ string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	b, ok := g.bindings[name]
-	switch {
-	case !ok:
-		return fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
-	case b.ResourceVersion != resourceVersion:
-		return fmt.Errorf("credentialsbinding %q at %s, not %s: %w", name, b.ResourceVersion, resourceVersion, ErrConflict)
+	b, err := g.atVersionLocked(name, resourceVersion)
+	if err != nil {
+		return err
 	}
 	g.putLocked(name, b.Labels.Map())
 	return nil
+}
+
+// atVersionLocked returns the binding if it is still at resourceVersion,
+// as the API server's optimistic concurrency allows a guarded write.
+func (g *Gardener) atVersionLocked(name, resourceVersion string) (hap.Binding, error) {
+	b, ok := g.bindings[name]
+	switch {
+	case !ok:
+		return b, fmt.Errorf("credentialsbinding %q: %w", name, ErrNotFound)
+	case b.ResourceVersion != resourceVersion:
+		return b, fmt.Errorf("credentialsbinding %q at %s, not %s: %w", name, b.ResourceVersion, resourceVersion, ErrConflict)
+	}
+	return b, nil
 }
 
 func (g *Gardener) IsConflict(err error) bool { return errors.Is(err, ErrConflict) }

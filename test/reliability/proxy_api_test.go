@@ -12,7 +12,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // apiProxy stands between every job of a trial and the API server, in plain
@@ -130,17 +130,7 @@ func (p *apiProxy) serve(w http.ResponseWriter, r *http.Request) {
 	case cutRequest:
 		hangUp(w)
 	case cutReply:
-		whole := httptest.NewRecorder()
-		forward.ServeHTTP(whole, r)
-		body := whole.Body.Bytes()
-		for k, v := range whole.Header() {
-			w.Header()[k] = v
-		}
-		// The whole length announced and half sent: the client reads an
-		// unexpected end of the body.
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-		w.WriteHeader(whole.Code)
-		_, _ = w.Write(body[:len(body)/2])
+		testbed.CutResponse(w, r, forward)
 	default:
 		forward.ServeHTTP(w, r)
 	}
