@@ -10,11 +10,11 @@ import (
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
-func TestUpdateBindingLabelsReplacesLabelsAndRefusesAStaleResourceVersion(t *testing.T) {
-	onBothServers(t, testUpdateBindingLabels)
+func TestMarkReleasedMarksTheBindingAndRefusesAStaleResourceVersion(t *testing.T) {
+	onBothServers(t, testMarkReleased)
 }
 
-func testUpdateBindingLabels(t *testing.T, server apiServer) {
+func testMarkReleased(t *testing.T, server apiServer) {
 	ctx := context.Background()
 	ns := server.namespace(t)
 	server.createBinding(t, ns, "aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"})
@@ -24,43 +24,45 @@ func testUpdateBindingLabels(t *testing.T, server apiServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	released := map[string]string{"hyperscalerType": "aws", "dirty": "true"}
-	if err := c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, released); err != nil {
+	if err := c.MarkReleased(ctx, "aws-0001", read.ResourceVersion, "17"); err != nil {
 		t.Fatal(err)
 	}
 	after, err := c.GetBinding(ctx, "aws-0001")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// tenantName is gone: the labels were replaced, not merged. Gardener
-	// adds its own label back.
-	want := maps.Clone(released)
+	// dirty is added and tenantName kept, as KEB's free step does; Gardener
+	// adds its own label.
+	want := map[string]string{"hyperscalerType": "aws", "tenantName": "ga-1", "dirty": "true"}
 	maps.Copy(want, server.admissionLabels("aws"))
-	if !reflect.DeepEqual(after.Labels.Map(), want) || !after.Dirty || after.Claimed() {
-		t.Fatalf("after update the binding is %+v, want labels %v", after, want)
+	if !reflect.DeepEqual(after.Labels.Map(), want) || !after.Dirty || after.ReleaseID != "17" {
+		t.Fatalf("after the release the binding is %+v, want labels %v and release 17", after, want)
 	}
 
-	// A second writer still holding the first read loses.
-	err = c.UpdateBindingLabels(ctx, "aws-0001", read.ResourceVersion, map[string]string{"hyperscalerType": "aws", "tenantName": "ga-2"})
+	// A second writer still holding the first read loses, and changes nothing.
+	err = c.VoidRelease(ctx, "aws-0001", read.ResourceVersion, "17")
 	if !IsConflict(err) {
-		t.Fatalf("update with stale resourceVersion: err = %v, want a conflict", err)
+		t.Fatalf("void with stale resourceVersion: err = %v, want a conflict", err)
 	}
 	unchanged, err := c.GetBinding(ctx, "aws-0001")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(unchanged.Labels.Map(), want) || unchanged.ResourceVersion != after.ResourceVersion {
-		t.Fatalf("the refused update changed the binding: %+v, want %+v", unchanged, after)
+		t.Fatalf("the refused write changed the binding: %+v, want %+v", unchanged, after)
 	}
 }
 
-func TestUpdateBindingLabelsRefusesAnUnguardedWrite(t *testing.T) {
+func TestMarkReleasedRefusesAnUnguardedWrite(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
 	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws"}))
-	err := newClient(t, ns, 0).UpdateBindingLabels(context.Background(), "aws-0001", "", map[string]string{"hyperscalerType": "aws"})
-	if err == nil {
-		t.Fatal("update without resourceVersion succeeded")
+	c := newClient(t, ns, 0)
+	if err := c.MarkReleased(context.Background(), "aws-0001", "", "1"); err == nil {
+		t.Fatal("a release without resourceVersion succeeded")
+	}
+	if err := c.VoidRelease(context.Background(), "aws-0001", "", "1"); err == nil {
+		t.Fatal("a void without resourceVersion succeeded")
 	}
 }
 

@@ -120,14 +120,14 @@ func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.UpdateBindingLabels(ctx, "aws-0002", claimed.ResourceVersion, map[string]string{"hyperscalerType": "aws", "tenantName": "ga-2"}); err != nil {
+	if err := c.replaceLabels(ctx, "aws-0002", claimed.ResourceVersion, map[string]string{"hyperscalerType": "aws", "tenantName": "ga-2"}); err != nil {
 		t.Fatal(err)
 	}
 	spoiled, err := c.GetBinding(ctx, "aws-0001")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.UpdateBindingLabels(ctx, "aws-0001", spoiled.ResourceVersion, map[string]string{"hyperscalerType": "aws", "shared": "perhaps"}); err != nil {
+	if err := c.replaceLabels(ctx, "aws-0001", spoiled.ResourceVersion, map[string]string{"hyperscalerType": "aws", "shared": "perhaps"}); err != nil {
 		t.Fatal(err)
 	}
 
