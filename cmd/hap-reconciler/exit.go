@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
 )
 
@@ -25,10 +26,11 @@ func (e usageError) Unwrap() error { return e.error }
 func exitCode(err error) int {
 	var cfgErr *config.Error
 	var usage usageError
+	var input *app.InputError
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &cfgErr), errors.As(err, &usage):
+	case errors.As(err, &cfgErr), errors.As(err, &usage), errors.As(err, &input):
 		return exitUsage
 	case strings.HasPrefix(err.Error(), "unknown command"):
 		// cobra reports an unknown subcommand with a plain error.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"io"
+	"net"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -91,15 +93,18 @@ func (s *scene) open(t *testing.T, log io.Writer) *environment {
 
 // openToServe opens the job as serve does, Gardener watched, listening on
 // a free port.
-func (s *scene) openToServe(t *testing.T, log io.Writer, dryRun bool) (*environment, serving) {
+func (s *scene) openToServe(t *testing.T, log io.Writer, dryRun bool) (*app.Server, net.Listener) {
 	t.Helper()
-	env, sv, err := s.globals(log).openToServe(testContext(t), "127.0.0.1:0", dryRun)
+	srv, err := s.globals(log).openServer(testContext(t), dryRun)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(env.Close)
-	t.Cleanup(sv.cancelJobs)
-	return env, sv
+	t.Cleanup(srv.Close)
+	ln, err := listenOn(srv, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, ln
 }
 
 func (s *scene) globals(log io.Writer) *globals {

@@ -6,11 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
-	"github.com/kyma-project/hap-reconciler/internal/gardener"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // environment is the wired job a command works with.
@@ -18,7 +15,6 @@ type environment = app.Env
 
 var (
 	openForRun          = app.Needs{Gardener: true, Database: true, Migrate: true}
-	openForServe        = openForRun
 	openForLiveReport   = app.Needs{Gardener: true, Database: true}
 	openForStoredReport = app.Needs{Database: true}
 	openForMigrate      = app.Needs{Database: true, Migrate: true}
@@ -28,55 +24,36 @@ var (
 // warnings and the multi-account policy in effect, and wires what needs asks
 // for.
 func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, error) {
-	return g.openWatching(ctx, needs, nil)
-}
-
-// openWatching is open, with Gardener's lists answered from a watch when
-// watch is set (serve).
-func (g *globals) openWatching(ctx context.Context, needs app.Needs, watch *app.Watch) (*environment, error) {
-	cfg, err := g.load()
+	s, err := g.settings(needs)
 	if err != nil {
 		return nil, err
+	}
+	return app.Open(ctx, s, needs)
+}
+
+// settings turns the flags, the configuration file and the environment
+// into what app opens the job with.
+func (g *globals) settings(needs app.Needs) (app.Settings, error) {
+	cfg, err := g.load()
+	if err != nil {
+		return app.Settings{}, err
 	}
 	log, err := g.logger()
 	if err != nil {
-		return nil, err
+		return app.Settings{}, err
 	}
 	routeKlog(log)
 	app.LogConfig(log, cfg)
-	var export jobs.Gardener
+	s := app.Settings{Config: cfg, Kubeconfig: g.kubeconfig, DatabaseURL: g.databaseURL, Getenv: g.getenv, Log: log}
 	switch {
 	case needs.Gardener && len(g.gardenerFiles) > 0:
-		files, err := gardener.OpenFiles(cfg.Namespace, g.gardenerFiles...)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--gardener-file: %w", err)}
-		}
-		if cfg.Namespace == "" {
-			cfg.Namespace = files.Namespace()
-		}
-		shoots, bindings := files.Counts()
-		log.Info("reading Gardener from export files, not from the API; nothing is written to Gardener",
-			zap.Strings("files", g.gardenerFiles), zap.String("namespace", cfg.Namespace),
-			zap.Int("shoots", shoots), zap.Int("credentialsBindings", bindings))
-		export = files
+		s.GardenerFiles = g.gardenerFiles
 	case needs.Gardener:
 		if err := g.requireNamespace(cfg); err != nil {
-			return nil, err
+			return app.Settings{}, err
 		}
 	}
-	env, err := app.Open(ctx, app.Settings{
-		Config:      cfg,
-		Kubeconfig:  g.kubeconfig,
-		Gardener:    export,
-		Watch:       watch,
-		DatabaseURL: g.databaseURL,
-		Getenv:      g.getenv,
-		Log:         log,
-	}, needs)
-	if err != nil {
-		return nil, err
-	}
-	return env, nil
+	return s, nil
 }
 
 // openToRead wires the job for a command that reads: the job's stored

@@ -12,6 +12,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -63,10 +64,7 @@ first digit. A provider KEB would not give the runtime is refused.`,
 			if live {
 				rows, err = report.LivePools(cmd.Context(), env.Runner)
 			} else {
-				var rs rules.RuleSet
-				if rs, err = env.Config.RuleSet(); err == nil {
-					rows, err = report.StoredPools(cmd.Context(), env.Store, rs, time.Now())
-				}
+				rows, err = report.StoredPools(cmd.Context(), env.Store, env.Jobs.Rules, time.Now())
 			}
 			if err != nil {
 				return err
@@ -113,10 +111,11 @@ func (g *globals) evaluateRules(output string, q runtimeQuery) error {
 		return err
 	}
 	app.LogConfig(log, cfg) // the rules' warnings too: an entry with "*", a plan newer than the job
-	rs, err := cfg.RuleSet()
+	settings, err := jobs.Resolve(cfg)
 	if err != nil {
 		return err
 	}
+	rs := settings.Rules
 	if len(cfg.HAP.Rule) == 0 {
 		return usageError{errors.New("--plan: no rules to evaluate: set hap.rule in --config or " + "APP_HAP_RULE_FILE_PATH")}
 	}

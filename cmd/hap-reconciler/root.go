@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // globals are the flags every command shares.
@@ -79,13 +78,10 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 
 // load reads the configuration, with KEB's multi-account variables from the
 // environment when the file has no such block, and applies the flags that
-// override it.
+// override it. Opening the job resolves it for the jobs (jobs.Resolve).
 func (g *globals) load() (config.Config, error) {
 	cfg, err := config.LoadWithEnv(g.configFile, g.getenv)
 	if err != nil {
-		return cfg, err
-	}
-	if err := jobs.CheckSchedules(cfg); err != nil {
 		return cfg, err
 	}
 	if g.namespace != "" {

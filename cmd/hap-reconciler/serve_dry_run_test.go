@@ -50,10 +50,10 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 // serveDryRun runs serve --dry-run on the scene until the test ends.
 func (s *scene) serveDryRun(t *testing.T) {
 	t.Helper()
-	env, sv := s.openToServe(t, &testbed.SyncBuffer{}, true)
+	env, ln := s.openToServe(t, &testbed.SyncBuffer{}, true)
 	ctx, stop := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, sv) }()
+	go func() { done <- env.Serve(ctx, ln) }()
 	t.Cleanup(func() {
 		stop()
 		if err := <-done; err != nil {

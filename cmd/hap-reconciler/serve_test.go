@@ -84,7 +84,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1s", "@every 1h", "@every 1h"))
 	var log testbed.SyncBuffer
-	env, sv := s.openToServe(t, &log, false)
+	env, ln := s.openToServe(t, &log, false)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	env.Runner.BeforeAct = func(job string) {
@@ -95,7 +95,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	}
 	ctx, sigterm := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, env, sv) }()
+	go func() { done <- env.Serve(ctx, ln) }()
 	released := false
 	t.Cleanup(func() {
 		if !released {

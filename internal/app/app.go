@@ -35,7 +35,10 @@ type Settings struct {
 	// in-cluster. RESTConfig, when set, is used instead.
 	Kubeconfig string
 	RESTConfig *rest.Config
-	// Gardener, when set, replaces the API client (an export file, say).
+	// GardenerFiles, when set, replace the Gardener API with kubectl
+	// exports (--gardener-file); nothing is written to Gardener then.
+	GardenerFiles []string
+	// Gardener, when set, replaces the API client (a test's fake, say).
 	Gardener jobs.Gardener
 	// Watch, when set, answers the jobs' lists from watch caches of the
 	// API (see Watch); serve uses it.
@@ -51,6 +54,8 @@ type Settings struct {
 // Env is a wired job, ready to run.
 type Env struct {
 	Config config.Config
+	// Jobs is the configuration as the jobs apply it, resolved once.
+	Jobs   jobs.Settings
 	Runner *jobs.Runner
 	Store  *db.Store
 	// Reports reads the job's tables for a report, saying what to check
@@ -63,13 +68,19 @@ type Env struct {
 	watch *watchedPort
 }
 
-// Open connects what needs asks for and returns the wired job.
+// Open resolves the configuration once, connects what needs asks for and
+// returns the wired job.
 func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
-	env := &Env{Config: s.Config, Metrics: metrics.New(), Log: s.Log}
-	env.Runner = &jobs.Runner{Config: s.Config, Ports: jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}}
+	settings, err := jobs.Resolve(s.Config)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Config: s.Config, Jobs: settings, Metrics: metrics.New(), Log: s.Log}
+	ports := jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}
+	var locker jobs.Locker
 	if needs.Database {
 		store, err := openStore(ctx, s, needs.Migrate)
 		if err != nil {
@@ -77,16 +88,18 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		}
 		env.Store = store
 		env.Reports = explainingReports{Store: store, schema: store.Schema()}
-		env.Runner.Store, env.Runner.Locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
+		ports.Store, locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
 	}
 	if needs.Gardener || s.Watch != nil {
-		g, watch, err := openGardener(s)
+		source, err := openGardener(s)
 		if err != nil {
 			env.Close()
 			return nil, err
 		}
-		env.Runner.Gardener, env.watch = g, watch
+		ports.Gardener, env.watch = source.port, source.watch
+		env.Config.Namespace = source.namespace
 	}
+	env.Runner = jobs.NewRunner(settings, ports, locker)
 	return env, nil
 }
 
@@ -126,37 +139,83 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 	return store, nil
 }
 
-// openGardener chooses the job's Gardener source once (an export, the
+// gardenerSource is where the jobs read Gardener from, and the namespace.
+type gardenerSource struct {
+	port      jobs.Gardener
+	watch     *watchedPort
+	namespace string
+}
+
+// openGardener chooses the job's Gardener source once (export files, the
 // API, or the API watched) and wraps it once, in the port that explains
-// failures.
-func openGardener(s Settings) (jobs.Gardener, *watchedPort, error) {
-	if s.Gardener != nil {
-		if s.Watch != nil {
-			return nil, nil, fmt.Errorf("watching needs the Gardener API, but this job reads Gardener from %T", s.Gardener)
+// failures. This is the one place that decides where Gardener is read.
+func openGardener(s Settings) (gardenerSource, error) {
+	namespace := s.Config.Namespace
+	if s.Watch != nil && (s.Gardener != nil || len(s.GardenerFiles) > 0) {
+		return gardenerSource{}, errors.New("watching needs the Gardener API, but this job reads Gardener from elsewhere")
+	}
+	switch {
+	case s.Gardener != nil:
+		return gardenerSource{port: explainingGardener{Gardener: s.Gardener, namespace: namespace}, namespace: namespace}, nil
+	case len(s.GardenerFiles) > 0:
+		files, err := openExports(s)
+		if err != nil {
+			return gardenerSource{}, err
 		}
-		return explainingGardener{Gardener: s.Gardener, namespace: s.Config.Namespace}, nil, nil
+		if namespace == "" {
+			namespace = files.Namespace()
+		}
+		return gardenerSource{port: explainingGardener{Gardener: files, namespace: namespace}, namespace: namespace}, nil
 	}
 	cfg := s.RESTConfig
 	if cfg == nil {
 		var err error
 		if cfg, err = gardener.RESTConfig(s.Kubeconfig); err != nil {
-			return nil, nil, fmt.Errorf("cannot reach Gardener: %w", err)
+			return gardenerSource{}, fmt.Errorf("cannot reach Gardener: %w", err)
 		}
 	}
 	c := s.Config.Gardener
-	client, err := gardener.NewClient(cfg, s.Config.Namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
+	client, err := gardener.NewClient(cfg, namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
 	if err != nil {
-		return nil, nil, err
+		return gardenerSource{}, err
 	}
 	live := &gardenerPort{client: client, log: s.Log}
-	explain := explainingGardener{Gardener: live, namespace: s.Config.Namespace, host: cfg.Host}
+	explain := explainingGardener{Gardener: live, namespace: namespace, host: cfg.Host}
 	if s.Watch == nil {
-		return explain, nil, nil
+		return gardenerSource{port: explain, namespace: namespace}, nil
 	}
 	watched, err := watchGardener(live, s.Watch, s.Log)
 	if err != nil {
-		return nil, nil, err
+		return gardenerSource{}, err
 	}
 	explain.Gardener = watched
-	return explain, watched, nil
+	return gardenerSource{port: explain, watch: watched, namespace: namespace}, nil
 }
+
+// openExports reads the export files and says so in the log: a job that
+// reads the past must not be mistaken for one that reads the API.
+func openExports(s Settings) (*gardener.FileSource, error) {
+	files, err := gardener.OpenFiles(s.Config.Namespace, s.GardenerFiles...)
+	if err != nil {
+		return nil, &InputError{Flag: "--gardener-file", Err: err}
+	}
+	namespace := s.Config.Namespace
+	if namespace == "" {
+		namespace = files.Namespace()
+	}
+	shoots, bindings := files.Counts()
+	s.Log.Info("reading Gardener from export files, not from the API; nothing is written to Gardener",
+		zap.Strings("files", s.GardenerFiles), zap.String("namespace", namespace),
+		zap.Int("shoots", shoots), zap.Int("credentialsBindings", bindings))
+	return files, nil
+}
+
+// InputError is a bad value the caller gave (a flag's file, say), as
+// opposed to a failure of a system: the CLI exits with its usage code.
+type InputError struct {
+	Flag string
+	Err  error
+}
+
+func (e *InputError) Error() string { return e.Flag + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }

@@ -51,7 +51,7 @@ func (q *JobQueue) Schedule() (*cron.Cron, error) {
 	logger := cronLogger{q.Env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
 	for _, job := range jobs.AllJobs {
-		spec := jobs.Schedule(q.Env.Config, job)
+		spec := q.Env.Jobs.Schedules[job]
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { q.Run(job, "scheduled") }))
 		if _, err := c.AddJob(spec, run); err != nil {
 			return nil, fmt.Errorf("schedules.%s: %q: %w", job, spec, err)

@@ -7,8 +7,8 @@ import (
 )
 
 // Validate checks every setting and returns the first bad one, naming the
-// key and its value. schedules.* are the jobs' to check
-// (jobs.CheckSchedules): only the jobs' registry knows their names.
+// key and its value. schedules.* are the jobs' to check (jobs.Resolve):
+// only the jobs' registry knows their names.
 func (c Config) Validate() error {
 	if _, err := c.RuleSet(); err != nil {
 		return err

@@ -133,3 +133,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// RuleCoverage is what drift needs of KEB's rule list: a finding for every
+// binding in a pool no entry sends runtimes to (rules.RuleSet implements
+// it).
+type RuleCoverage interface {
+	UnnamedPools(bindings []Binding) []Finding
+}
+
+// Findings decides every drift finding of a snapshot: the disagreements
+// between KEB's database, Gardener and KEB's rules of choice
+// (DecideDrift), and the bindings in pools no entry of the rule list draws
+// from.
+func Findings(t *Tally, p Policy, candidates []Candidate, bindings []Binding, rules RuleCoverage) []Finding {
+	return append(DecideDrift(t, p, candidates), rules.UnnamedPools(bindings)...)
+}

@@ -17,9 +17,28 @@ const JobCandidates = "candidates"
 var candidatesJob = Job{
 	Name:            JobCandidates,
 	DefaultSchedule: "*/5 * * * *",
-	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
-		return w.candidates(ctx, f, cfg.Candidates)
+	Configure: func(s Settings) Build {
+		return func(p Ports, pass Pass) Task {
+			return &candidates{Pass: pass, settings: s.Candidates, store: p.Store, metrics: p.Metrics}
+		}
 	},
+}
+
+// candidatesStore is what the candidates job needs of the database: the
+// candidate table and the withdrawals.
+type candidatesStore interface {
+	ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error
+	// EndWithdrawals ends the withdrawals (provisioning.WithdrawBinding, a
+	// release's retirement) made before a snapshot taken at takenAt whose
+	// binding is not among dirty: that snapshot shows it cleaned, never
+	// marked or gone, and the candidate rows decide again.
+	EndWithdrawals(ctx context.Context, takenAt time.Time, dirty []string) (ended int, err error)
+}
+
+// candidatesMetrics is what the candidates job reports: the snapshot the
+// table now comes from.
+type candidatesMetrics interface {
+	CandidatesComputed(snapshotAt time.Time)
 }
 
 // withdrawalSettle is how much older than the snapshot a withdrawal must be
@@ -31,7 +50,14 @@ const withdrawalSettle = time.Minute
 // candidates ranks, per GA and pool, the bindings provisioning may use and
 // rewrites the candidate table in one transaction, keeping the reservations
 // picks made since the snapshot was taken.
-func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) error {
+type candidates struct {
+	Pass
+	settings config.Candidates
+	store    candidatesStore
+	metrics  candidatesMetrics
+}
+
+func (c *candidates) Run(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot, with the reservations its database read
 	// already counts (f.Absorbed).
 
@@ -40,20 +66,20 @@ func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) er
 		return fmt.Errorf("keeping the previous candidate table: %s", why)
 	}
 	rows := f.Candidates()
-	w.decided()
+	c.decided()
 
 	// Act. The table is as old as the snapshot it comes from, by the
 	// database's clock: the age NextBinding measures.
-	if err := w.Store.ReplaceCandidates(ctx, rows, f.Absorbed, f.SnapshotAt, s.ReservationTTL.Duration); err != nil {
+	if err := c.store.ReplaceCandidates(ctx, rows, f.Absorbed, f.SnapshotAt, c.settings.ReservationTTL.Duration); err != nil {
 		return err
 	}
-	w.Metrics.CandidatesComputed(f.SnapshotAt)
-	ended, err := w.Store.EndWithdrawals(ctx, f.SnapshotAt.Add(-withdrawalSettle), hap.DirtyBindings(f.Bindings))
+	c.metrics.CandidatesComputed(f.SnapshotAt)
+	ended, err := c.store.EndWithdrawals(ctx, f.SnapshotAt.Add(-withdrawalSettle), hap.DirtyBindings(f.Bindings))
 	if err != nil {
 		return fmt.Errorf("ending withdrawals the snapshot shows over: %w", err)
 	}
 	if ended > 0 {
-		w.Log.Info("withdrawals ended", zap.Int("bindings", ended))
+		c.Log.Info("withdrawals ended", zap.Int("bindings", ended))
 	}
 	full := 0
 	for _, row := range rows {
@@ -61,6 +87,6 @@ func (w *Work) candidates(ctx context.Context, f *Facts, s config.Candidates) er
 			full++
 		}
 	}
-	w.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
+	c.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
 	return nil
 }

@@ -2,10 +2,10 @@ package jobs
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -15,30 +15,52 @@ const JobDrift = "drift"
 var driftJob = Job{
 	Name:            JobDrift,
 	DefaultSchedule: "*/10 * * * *",
-	run:             func(ctx context.Context, w *Work, f *Facts, _ config.Config) error { return w.drift(ctx, f) },
+	Configure: func(Settings) Build {
+		return func(p Ports, pass Pass) Task {
+			return &drift{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
+		}
+	},
+}
+
+// driftStore is what drift needs of the database: the drift table.
+type driftStore interface {
+	RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error)
+	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
+}
+
+// driftMetrics is what drift reports: the open findings.
+type driftMetrics interface {
+	SetDrift(open []hap.OpenFinding)
 }
 
 // drift compares, per binding, KEB's database with Gardener and records every
 // disagreement in the drift table: findings that persist keep their
 // first-seen time, findings that went away are resolved.
-func (w *Work) drift(ctx context.Context, f *Facts) error {
+type drift struct {
+	Pass
+	store   driftStore
+	metrics driftMetrics
+	now     func() time.Time
+}
+
+func (d *drift) Run(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot is all drift needs.
 
 	// Decide.
-	findings := Findings(f)
-	w.decided()
+	findings := f.Findings()
+	d.decided()
 
 	// Act.
-	opened, resolved, err := w.Store.RecordFindings(ctx, findings, w.Now())
+	opened, resolved, err := d.store.RecordFindings(ctx, findings, d.now())
 	if err != nil {
 		return err
 	}
-	open, err := w.Store.OpenFindings(ctx, hap.AllGlobalAccounts)
+	open, err := d.store.OpenFindings(ctx, hap.AllGlobalAccounts)
 	if err != nil {
 		return err
 	}
 	for _, o := range open {
-		w.Log.Warn("drift",
+		d.Log.Warn("drift",
 			zap.String("binding", o.BindingName),
 			zap.String("kind", string(o.Kind)),
 			zap.String("globalAccount", o.GlobalAccountID),
@@ -48,14 +70,7 @@ func (w *Work) drift(ctx context.Context, f *Facts) error {
 			zap.Time("firstSeen", o.FirstSeen),
 			zap.String("detail", o.Detail))
 	}
-	w.Metrics.SetDrift(open)
-	w.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
+	d.metrics.SetDrift(open)
+	d.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
 	return nil
-}
-
-// Findings decides every drift finding of the facts: the disagreements
-// between KEB's database, Gardener and KEB's rules of choice, and the
-// bindings in pools no entry of hap.rule draws from. It writes nothing.
-func Findings(f *Facts) []hap.Finding {
-	return append(hap.DecideDrift(f.Tally, f.Policy, f.Candidates()), f.Rules.UnnamedPools(f.Bindings)...)
 }

@@ -2,8 +2,8 @@ package jobs
 
 import (
 	"context"
+	"time"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -13,27 +13,54 @@ const JobMetrics = "metrics"
 var metricsJob = Job{
 	Name:            JobMetrics,
 	DefaultSchedule: "*/5 * * * *",
-	run:             func(ctx context.Context, w *Work, f *Facts, _ config.Config) error { return w.fleetMetrics(ctx, f) },
+	Configure: func(Settings) Build {
+		return func(p Ports, pass Pass) Task {
+			return &fleetMetrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
+		}
+	},
+}
+
+// fleetStore is what the metrics job needs of the database: the pool
+// history.
+type fleetStore interface {
+	// RecordPoolSamples appends the free and claimed bindings of every
+	// dedicated pool and prunes what is older than retention.
+	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
+	// PoolHistory returns the samples recorded since, per pool.
+	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
+}
+
+// fleetMetricsPort is what the metrics job reports: the run's figures,
+// replaced whole.
+type fleetMetricsPort interface {
+	SetFleet(hap.Fleet)
 }
 
 // fleetMetrics sets the keb_ gauges and the job's own fleet series from the
 // snapshot, and records every dedicated pool's free and claimed bindings in
 // the pool history, from which it estimates when each pool runs out.
-func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
+type fleetMetrics struct {
+	Pass
+	store   fleetStore
+	metrics fleetMetricsPort
+	now     func() time.Time
+}
+
+func (m *fleetMetrics) Run(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot and the rules; the recent pool history
 	// after this run's sample is recorded.
-	now := w.Now()
+	now := m.now()
 
 	// Decide.
 	candidates := f.Candidates()
 	stats := hap.DecidePools(f.Tally, candidates)
-	w.decided()
+	m.decided()
 
 	// Act: record this run's sample first, so the estimate includes it.
-	if err := w.Store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
+	if err := m.store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
 		return err
 	}
-	history, err := w.Store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
+	history, err := m.store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
 	if err != nil {
 		return err
 	}
@@ -44,6 +71,6 @@ func (w *Work) fleetMetrics(ctx context.Context, f *Facts) error {
 			SharedBindings: row.SharedBindings, NearlyFull: len(row.NearlyFull), DaysLeft: row.DaysLeft,
 		})
 	}
-	w.Metrics.SetFleet(fleet)
+	m.metrics.SetFleet(fleet)
 	return nil
 }

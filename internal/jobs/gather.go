@@ -39,37 +39,71 @@ type Phases struct {
 	ReadDatabase time.Duration
 }
 
+// gatherGardener is what gathering needs of the Gardener API. Lists page
+// through the namespace and fail rather than return a partial picture.
+type gatherGardener interface {
+	// ListBindings calls fn for every binding; skipped receives bindings
+	// whose labels cannot be read. When the list had to start over (expired
+	// continue token), onReset is called first and every binding is
+	// delivered again from the beginning.
+	ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error
+	// ListShoots calls fn for every shoot, with onReset as for ListBindings.
+	ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+}
+
+// gatherStore is what gathering needs of the database.
+type gatherStore interface {
+	// DatabaseTime is the database's clock, the one KEB's rows, the
+	// candidate table's age and withdrawals are timed by.
+	DatabaseTime(ctx context.Context) (time.Time, error)
+	ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error)
+}
+
+// gatherer reads one run's facts, with KEB's policy and rules.
+type gatherer struct {
+	gardener gatherGardener
+	store    gatherStore
+	log      *zap.Logger
+	now      func() time.Time
+	policy   hap.Policy
+	rules    rules.RuleSet
+}
+
+// configureGather takes KEB's policy and rules out of s; what it returns
+// builds the gathering of a run on the run's ports.
+func configureGather(s Settings) func(Ports) *gatherer {
+	return func(p Ports) *gatherer {
+		return &gatherer{gardener: p.Gardener, store: p.Store, log: p.Log, now: p.Now, policy: s.Policy, rules: s.Rules}
+	}
+}
+
 // Gather reads Gardener and KEB's database at the same time. It returns an
 // error, never a partial picture: a job must not decide on half a fleet.
 //
 // Shoots are counted as they arrive. Attributing a shoot to a GA takes the
 // runtime IDs of KEB's instances, so counting waits for the database read,
 // one query that is done long before the shoot list.
-func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
-	rs, err := r.Config.RuleSet()
-	if err != nil {
-		return nil, err
-	}
+func (r *gatherer) gather(ctx context.Context) (*Facts, error) {
 	// The database's clock before any list starts: a withdrawal or a row
 	// KEB wrote before this moment shows in what the lists return.
-	snapshotAt, err := r.Store.DatabaseTime(ctx)
+	snapshotAt, err := r.store.DatabaseTime(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("reading the database's time: %w", err)
 	}
-	f := &Facts{SnapshotAt: snapshotAt, Policy: r.Config.Policy(), Rules: rs}
+	f := &Facts{SnapshotAt: snapshotAt, Policy: r.policy, Rules: r.rules}
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		start := r.Now()
-		err := r.Gardener.ListBindings(ctx, func() {
+		start := r.now()
+		err := r.gardener.ListBindings(ctx, func() {
 			f.Bindings, f.Skipped = f.Bindings[:0], f.Skipped[:0]
 		}, func(b hap.Binding) error {
 			f.Bindings = append(f.Bindings, b)
 			return nil
 		}, func(s hap.Skipped) {
-			r.Log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
+			r.log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
 			f.Skipped = append(f.Skipped, s)
 		})
-		f.Phases.ListBindings = r.Now().Sub(start)
+		f.Phases.ListBindings = r.now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("listing credentials bindings: %w", err)
 		}
@@ -78,9 +112,9 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	var instances []hap.InstanceCount
 	instancesRead := make(chan struct{})
 	g.Go(func() error {
-		start := r.Now()
-		read, err := r.Store.ReadInstanceCounts(ctx)
-		f.Phases.ReadDatabase = r.Now().Sub(start)
+		start := r.now()
+		read, err := r.store.ReadInstanceCounts(ctx)
+		f.Phases.ReadDatabase = r.now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("reading instance counts from KEB's database: %w", err)
 		}
@@ -91,8 +125,8 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 	var counter *hap.ShootCounter
 	var shootsWithoutBinding []string
 	g.Go(func() error {
-		start := r.Now()
-		err := r.Gardener.ListShoots(ctx, func() {
+		start := r.now()
+		err := r.gardener.ListShoots(ctx, func() {
 			counter, shootsWithoutBinding = nil, shootsWithoutBinding[:0]
 		}, func(s hap.Shoot) error {
 			if counter == nil {
@@ -109,7 +143,7 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 			counter.Add(s)
 			return nil
 		})
-		f.Phases.ListShoots = r.Now().Sub(start)
+		f.Phases.ListShoots = r.now().Sub(start)
 		if err != nil {
 			return fmt.Errorf("listing shoots: %w", err)
 		}
@@ -122,12 +156,12 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 		counter = hap.NewShootCounter(instances)
 	}
 	for _, name := range shootsWithoutBinding {
-		r.Log.Warn("shoot names no credentials binding", zap.String("shoot", name))
+		r.log.Warn("shoot names no credentials binding", zap.String("shoot", name))
 		f.Skipped = append(f.Skipped, hap.Skipped{Kind: "Shoot", Name: name,
 			Reason: "neither spec.credentialsBindingName nor spec.secretBindingName is set"})
 	}
 	f.Tally = counter.Tally(f.Bindings)
-	r.Log.Info("gathered the fleet",
+	r.log.Info("gathered the fleet",
 		zap.Int("bindings", len(f.Bindings)),
 		zap.Int("shoots", f.Tally.ShootsTotal+f.Tally.ShootsWithoutBinding),
 		zap.Int("instanceGroups", len(instances)),
@@ -136,6 +170,11 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 		zap.Duration("listShoots", f.Phases.ListShoots),
 		zap.Duration("readDatabase", f.Phases.ReadDatabase))
 	return f, nil
+}
+
+// Findings decides the snapshot's drift findings (hap.Findings).
+func (f *Facts) Findings() []hap.Finding {
+	return hap.Findings(f.Tally, f.Policy, f.Candidates(), f.Bindings, f.Rules)
 }
 
 // Candidates ranks the snapshot once per run, for every job that needs it.

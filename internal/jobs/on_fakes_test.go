@@ -36,6 +36,13 @@ type fakeScene struct {
 
 func newFakeScene(t *testing.T) *fakeScene {
 	t.Helper()
+	return newFakeSceneWith(t, nil)
+}
+
+// newFakeSceneWith is newFakeScene with its configuration adjusted before
+// the runner resolves it.
+func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
+	t.Helper()
 	g, store := jobstest.NewGardener(), jobstest.NewStore()
 	aws := func(ga string) map[string]string {
 		l := map[string]string{hap.LabelHyperscalerType: "aws"}
@@ -56,15 +63,18 @@ func newFakeScene(t *testing.T) *fakeScene {
 	cfg := config.Default()
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}
 	cfg.Release.GracePeriod = config.Duration{}
+	if adjust != nil {
+		adjust(&cfg)
+	}
 	s := &fakeScene{gardener: g, store: store, locker: &jobstest.Locker{}, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	store.Clock = func() time.Time { return s.now }
 	s.metrics = metrics.New()
-	s.runner = &jobs.Runner{
-		Config: cfg,
-		Locker: s.locker,
-		Ports: jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
-			Now: func() time.Time { return s.now }},
+	settings, err := jobs.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
+	s.runner = jobs.NewRunner(settings, jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
+		Now: func() time.Time { return s.now }}, s.locker)
 	return s
 }
 
@@ -235,9 +245,10 @@ func TestNothingRunsWhileAnotherRunHoldsTheLock(t *testing.T) {
 }
 
 func TestEachJobGetsItsOwnSettings(t *testing.T) {
-	s := newFakeScene(t)
-	s.runner.Config.Release.Enabled = false
-	s.runner.Config.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
+	s := newFakeSceneWith(t, func(cfg *config.Config) {
+		cfg.Release.Enabled = false
+		cfg.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
+	})
 	if err := s.run(t, false, jobs.JobRelease, jobs.JobCandidates); err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,8 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
-
-	"github.com/robfig/cron/v3"
-
-	"github.com/kyma-project/hap-reconciler/internal/config"
 )
 
 // Job is one unit of work of a run. The file that holds a job declares it,
@@ -22,9 +17,19 @@ type Job struct {
 	// DefaultSchedule is the cron schedule serve runs the job on when
 	// schedules.<name> is not set.
 	DefaultSchedule string
-	// run decides on the run's facts and acts through w. It picks the
-	// job's own settings out of cfg and hands the job only those.
-	run func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error
+	// Configure takes the job's own settings out of the resolved
+	// configuration, once, when the runner is built. What it returns
+	// builds the job for each run, on the run's ports.
+	Configure func(Settings) Build
+}
+
+// Build makes one run of a job: the job with its own settings, the narrow
+// ports it uses (declared in its file) and the run's pass.
+type Build func(Ports, Pass) Task
+
+// Task is a job built for one run: it decides on the run's facts and acts.
+type Task interface {
+	Run(ctx context.Context, f *Facts) error
 }
 
 // Registry lists every job in the order a run executes them: candidates use
@@ -72,30 +77,4 @@ func ParseJobs(list string) ([]string, error) {
 		}
 	}
 	return jobs, nil
-}
-
-// Schedule is the cron schedule serve runs the job on: schedules.<name>, or
-// the job's default.
-func Schedule(cfg config.Config, job string) string {
-	if spec := cfg.Schedules[job]; spec != "" {
-		return spec
-	}
-	j, _ := lookupJob(job)
-	return j.DefaultSchedule
-}
-
-// CheckSchedules refuses a schedules.* key that names no job and a value
-// that is not a cron schedule, naming the key and the value.
-func CheckSchedules(cfg config.Config) error {
-	for _, name := range slices.Sorted(maps.Keys(cfg.Schedules)) {
-		key := "schedules." + name
-		if _, ok := lookupJob(name); !ok {
-			return &config.Error{Key: key, Reason: fmt.Sprintf("names no job (known: %s)", strings.Join(AllJobs, ", "))}
-		}
-		spec := cfg.Schedules[name]
-		if _, err := cron.ParseStandard(spec); err != nil {
-			return &config.Error{Key: key, Value: fmt.Sprintf("%q", spec), Reason: fmt.Sprintf("is not a cron schedule (%v)", err)}
-		}
-	}
-	return nil
 }

@@ -26,17 +26,21 @@ func TestTheRegistryNamesEveryJobInRunOrder(t *testing.T) {
 func TestSchedulesComeFromTheConfigurationElseTheJobsDefault(t *testing.T) {
 	cfg := config.Default()
 	cfg.Schedules = config.Schedules{"release": "@every 1h"}
-	if got := jobs.Schedule(cfg, "release"); got != "@every 1h" {
+	s, err := jobs.Resolve(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Schedules["release"]; got != "@every 1h" {
 		t.Errorf("release schedule %q", got)
 	}
 	for _, job := range jobs.AllJobs {
-		if job != "release" && jobs.Schedule(cfg, job) == "" {
+		if job != "release" && s.Schedules[job] == "" {
 			t.Errorf("%s has no default schedule", job)
 		}
 	}
 }
 
-func TestCheckSchedulesNamesTheKeyAndTheValue(t *testing.T) {
+func TestResolveNamesTheBadScheduleKeyAndItsValue(t *testing.T) {
 	for _, c := range []struct {
 		schedules config.Schedules
 		want      []string
@@ -46,7 +50,7 @@ func TestCheckSchedulesNamesTheKeyAndTheValue(t *testing.T) {
 	} {
 		cfg := config.Default()
 		cfg.Schedules = c.schedules
-		err := jobs.CheckSchedules(cfg)
+		_, err := jobs.Resolve(cfg)
 		var cfgErr *config.Error
 		if !errors.As(err, &cfgErr) {
 			t.Fatalf("%v: %v is not a configuration error", c.schedules, err)
@@ -59,7 +63,7 @@ func TestCheckSchedulesNamesTheKeyAndTheValue(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Schedules = config.Schedules{"drift": "*/3 * * * *", "metrics": "@every 30s"}
-	if err := jobs.CheckSchedules(cfg); err != nil {
+	if _, err := jobs.Resolve(cfg); err != nil {
 		t.Error(err)
 	}
 }

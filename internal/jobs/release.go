@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -17,15 +18,80 @@ const JobRelease = "release"
 var releaseJob = Job{
 	Name:            JobRelease,
 	DefaultSchedule: "15 * * * *",
-	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
-		return (&releasing{Work: w, settings: cfg.Release}).release(ctx, f)
+	Configure: func(s Settings) Build {
+		return func(p Ports, pass Pass) Task {
+			return &releasing{Pass: pass, settings: s.Release, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}
+		}
 	},
 }
 
-// releasing is one run of the release job, with its settings.
+// releaseGardener is what the release needs of the Gardener API beyond the
+// snapshot: the live binding, a live look at the shoots, and the guarded
+// writes.
+type releaseGardener interface {
+	// ListShootsLive is the shoot list asked of the API server itself, even
+	// where the snapshot's lists answer from a watch cache: the release's
+	// last look before it acts must not trail a shoot created a moment ago.
+	// onReset is called, and every shoot delivered again, when the list had
+	// to start over.
+	ListShootsLive(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error
+	// GetBinding reads one binding; when it does not exist, the error is
+	// one for which IsNotFound is true.
+	GetBinding(ctx context.Context, name string) (hap.Binding, error)
+	// MarkReleased adds dirty: "true" and the release annotation naming
+	// releaseID (hap.AnnotationRelease) in one write, if the binding still
+	// has resourceVersion; otherwise it fails with an error for which
+	// IsConflict is true.
+	MarkReleased(ctx context.Context, name, resourceVersion, releaseID string) error
+	// VoidRelease sets the voided-release annotation naming releaseID, if
+	// the binding is still at resourceVersion (else IsConflict): the
+	// release's own update, guarded by the same version, can then never
+	// land.
+	VoidRelease(ctx context.Context, name, resourceVersion, releaseID string) error
+	IsConflict(err error) bool
+	IsNotFound(err error) bool
+	// IsRefused reports whether a write's error is a definite refusal (a
+	// conflict, not found, forbidden, invalid): the write did not land. After
+	// any other error it is unknown whether it landed.
+	IsRefused(err error) bool
+}
+
+// releaseStore is what the release needs of the database: the empty-since
+// clocks, the candidate rows it retires and the release history.
+type releaseStore interface {
+	EmptySince(ctx context.Context) (map[string]hap.EmptySighting, error)
+	SaveEmptySince(ctx context.Context, sightings map[string]hap.EmptySighting) error
+	// RetireCandidate withdraws the binding from the picks provisioning makes
+	// unless an active instance or a reservation uses it, and returns that
+	// use. It holds the candidate row's lock while counting, so no pick can
+	// slip in between.
+	RetireCandidate(ctx context.Context, binding string) (inUse int, err error)
+	// InUse counts the active instances and reservations on the binding,
+	// changing nothing: the dry-run twin of RetireCandidate.
+	InUse(ctx context.Context, binding string) (int, error)
+	// RecordRelease appends r to the release history, stamped with the
+	// database's time, and returns the row's ID.
+	RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, error)
+	// OpenReleaseIntents returns the release intents no outcome row settles
+	// yet (see release_audit.go).
+	OpenReleaseIntents(ctx context.Context) ([]hap.OpenIntent, error)
+}
+
+// releaseMetrics is what the release reports: each outcome and each time
+// its guard trips.
+type releaseMetrics interface {
+	Release(mode, outcome string)
+	GuardTripped()
+}
+
+// releasing is one run of the release job, with its settings and ports.
 type releasing struct {
-	*Work
+	Pass
 	settings config.Release
+	gardener releaseGardener
+	store    releaseStore
+	metrics  releaseMetrics
+	now      func() time.Time
 }
 
 // release gives bindings that have held nothing for the whole grace period
@@ -33,7 +99,7 @@ type releasing struct {
 // somebody else, so every binding is checked again against the live state
 // right before its label changes, and the change itself only lands if the
 // binding is exactly as that check saw it.
-func (r *releasing) release(ctx context.Context, f *Facts) error {
+func (r *releasing) Run(ctx context.Context, f *Facts) error {
 	dryRun := r.DryRun
 	if !r.settings.Enabled {
 		r.Log.Info("release is disabled (release.enabled: false)")
@@ -50,18 +116,18 @@ func (r *releasing) release(ctx context.Context, f *Facts) error {
 		}
 	}
 	// Gather: since when each binding has been seen empty.
-	previous, err := r.Store.EmptySince(ctx)
+	previous, err := r.store.EmptySince(ctx)
 	if err != nil {
 		return fmt.Errorf("reading since when bindings have been empty: %w", err)
 	}
 
 	// Decide.
-	plan := hap.DecideRelease(f.Tally, previous, r.settings.Rules(), r.Now())
-	if err := r.Store.SaveEmptySince(ctx, plan.Sightings); err != nil {
+	plan := hap.DecideRelease(f.Tally, previous, r.settings.Rules(), r.now())
+	if err := r.store.SaveEmptySince(ctx, plan.Sightings); err != nil {
 		return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
 	}
 	if plan.GuardTripped != "" {
-		r.Metrics.GuardTripped()
+		r.metrics.GuardTripped()
 		r.Log.Warn("release guard tripped, nothing is released in this run",
 			zap.String("reason", plan.GuardTripped), zap.Int("eligible", len(plan.Deferred)))
 		return nil
@@ -133,8 +199,8 @@ func (r *releasing) releaseAll(ctx context.Context, decisions []hap.ReleaseDecis
 
 // recheckBinding returns the live binding, or why it no longer qualifies.
 func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
-	live, err := r.Gardener.GetBinding(ctx, d.Binding.Name)
-	if r.Gardener.IsNotFound(err) {
+	live, err := r.gardener.GetBinding(ctx, d.Binding.Name)
+	if r.gardener.IsNotFound(err) {
 		// Deleted since the snapshot: there is nothing left to give back.
 		return live, "it no longer exists", nil
 	}
@@ -147,9 +213,9 @@ func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, d
 	if live.GlobalAccountID != d.Binding.GlobalAccountID || !hap.Releasable(live) || !live.Labels.Equal(d.Binding.Labels) {
 		return live, "its labels changed since the snapshot", nil
 	}
-	count := r.Store.RetireCandidate
+	count := r.store.RetireCandidate
 	if dryRun {
-		count = r.Store.InUse
+		count = r.store.InUse
 	}
 	inUse, err := count(ctx, live.Name)
 	if err != nil {
@@ -167,7 +233,7 @@ func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map
 	for _, d := range ds {
 		counts[d.Binding.Name] = 0
 	}
-	err := r.Gardener.ListShootsLive(ctx, func() {
+	err := r.gardener.ListShootsLive(ctx, func() {
 		for name := range counts {
 			counts[name] = 0
 		}
@@ -194,16 +260,16 @@ func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error
 	if err != nil {
 		return err
 	}
-	err = r.Gardener.MarkReleased(ctx, b.Name, b.ResourceVersion, releaseID(intent.ID))
+	err = r.gardener.MarkReleased(ctx, b.Name, b.ResourceVersion, releaseID(intent.ID))
 	switch {
 	case err == nil:
 		r.logReleased(d)
 		return r.auditReleased(ctx, d, intent.ID)
-	case r.Gardener.IsConflict(err):
+	case r.gardener.IsConflict(err):
 		r.Log.Warn("binding changed while being released; not released this time, the next run tries again",
 			zap.String("binding", b.Name), zap.Error(err))
 		return r.auditSettled(ctx, d, intent.ID, hap.OutcomeConflict)
-	case r.Gardener.IsRefused(err):
+	case r.gardener.IsRefused(err):
 		return errors.Join(fmt.Errorf("releasing binding %s: %w", b.Name, err), r.auditSettled(ctx, d, intent.ID, hap.OutcomeAborted))
 	}
 	r.Log.Warn("the answer to a release was lost; reading the binding back", zap.String("binding", b.Name), zap.Error(err))
@@ -253,9 +319,9 @@ func (r *releasing) record(ctx context.Context, d hap.ReleaseDecision, row hap.R
 	row.BindingName, row.GlobalAccountID, row.Pool = d.Binding.Name, d.Binding.GlobalAccountID, d.Binding.Pool
 	row.Mode, row.Reason = r.settings.Mode, d.Reason
 	if row.Outcome != hap.OutcomeIntent {
-		r.Metrics.Release(r.settings.Mode, row.Outcome)
+		r.metrics.Release(r.settings.Mode, row.Outcome)
 	}
-	if _, err := r.Store.RecordRelease(ctx, row); err != nil {
+	if _, err := r.store.RecordRelease(ctx, row); err != nil {
 		return fmt.Errorf("writing the audit row (%s) of binding %s: %w", row.Outcome, d.Binding.Name, err)
 	}
 	return nil

@@ -35,7 +35,7 @@ func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) (ha
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
 		Mode: r.settings.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, ResourceVersion: d.Binding.ResourceVersion,
 	}
-	id, err := r.Store.RecordRelease(ctx, in)
+	id, err := r.store.RecordRelease(ctx, in)
 	if err != nil {
 		return in, fmt.Errorf("recording the intent to release binding %s, not released: %w", d.Binding.Name, err)
 	}
@@ -51,7 +51,7 @@ func releaseID(intentID int64) string { return strconv.FormatInt(intentID, 10) }
 // settle one stops the run's releases, so no later release of a binding
 // overtakes its open intent.
 func (r *releasing) settleReleaseIntents(ctx context.Context) error {
-	open, err := r.Store.OpenReleaseIntents(ctx)
+	open, err := r.store.OpenReleaseIntents(ctx)
 	if err != nil {
 		return fmt.Errorf("reading release intents no run settled: %w", err)
 	}
@@ -92,10 +92,10 @@ func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string
 // conflicts, the binding moved on, and reading it again tells.
 func (r *releasing) tellIntent(ctx context.Context, in hap.OpenIntent) (outcome, why string, err error) {
 	for range 2 {
-		live, err := r.Gardener.GetBinding(ctx, in.BindingName)
+		live, err := r.gardener.GetBinding(ctx, in.BindingName)
 		exists := true
 		switch {
-		case r.Gardener.IsNotFound(err):
+		case r.gardener.IsNotFound(err):
 			exists = false
 		case err != nil:
 			return "", "", fmt.Errorf("settling the release begun on binding %s: %w", in.BindingName, err)
@@ -103,11 +103,11 @@ func (r *releasing) tellIntent(ctx context.Context, in hap.OpenIntent) (outcome,
 		if outcome, why := settlement(live, exists, in.ReleaseRecord); outcome != "" {
 			return outcome, why, nil
 		}
-		err = r.Gardener.VoidRelease(ctx, in.BindingName, in.ResourceVersion, releaseID(in.ID))
+		err = r.gardener.VoidRelease(ctx, in.BindingName, in.ResourceVersion, releaseID(in.ID))
 		switch {
 		case err == nil:
 			return hap.OutcomeAborted, fmt.Sprintf("voided at version %s, which the update was guarded by: it can never land", in.ResourceVersion), nil
-		case !r.Gardener.IsConflict(err):
+		case !r.gardener.IsConflict(err):
 			return "", "", fmt.Errorf("voiding the release begun on binding %s: %w", in.BindingName, err)
 		}
 	}

@@ -9,8 +9,6 @@ import (
 	"fmt"
 
 	"go.uber.org/zap"
-
-	"github.com/kyma-project/hap-reconciler/internal/config"
 )
 
 // Locker keeps runs of one landscape from overlapping across pods.
@@ -31,18 +29,38 @@ type RunLock interface {
 // ErrLockHeld means another run holds the landscape's lock; nothing was done.
 var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this landscape")
 
-// Runner runs jobs against one landscape.
+// Runner runs jobs against one landscape. It holds the jobs as configured
+// (NewRunner) and the ports, and builds each job anew for every run on
+// them; it keeps no configuration of its own.
 type Runner struct {
 	Ports
-	Config config.Config
 	Locker Locker
 
 	// BeforeAct, when set, is called by each job between deciding and acting.
 	// Tests use it to change the world at the worst possible moment.
 	BeforeAct func(job string)
 
+	builds map[string]Build
+	gather func(Ports) *gatherer
 	// lock is the run lock while Run holds it.
 	lock RunLock
+}
+
+// NewRunner configures every job of the registry, and the gathering, from
+// the resolved settings, and returns the runner that runs them through p
+// under locker's lock (none when nil).
+func NewRunner(s Settings, p Ports, locker Locker) *Runner {
+	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), gather: configureGather(s)}
+	for _, j := range Registry {
+		r.builds[j.Name] = j.Configure(s)
+	}
+	return r
+}
+
+// Gather reads a fresh snapshot of Gardener and KEB's database, writing
+// nothing: what every run decides on, and what a live report shows.
+func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
+	return r.gather(r.Ports).gather(ctx)
 }
 
 // Options select what one run does.
@@ -94,12 +112,12 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 }
 
 func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun bool) error {
-	job, ok := lookupJob(name)
+	build, ok := r.builds[name]
 	if !ok {
 		return fmt.Errorf("unknown job %q", name)
 	}
-	w := &Work{Ports: r.Ports, Job: name, DryRun: dryRun, held: r.stillLocked, hook: r.BeforeAct}
-	return job.run(ctx, w, f, r.Config)
+	pass := Pass{Job: name, DryRun: dryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct}
+	return build(r.Ports, pass).Run(ctx, f)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another

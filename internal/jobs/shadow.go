@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -16,20 +17,50 @@ const JobShadow = "shadow"
 var shadowJob = Job{
 	Name:            JobShadow,
 	DefaultSchedule: "*/10 * * * *",
-	run: func(ctx context.Context, w *Work, f *Facts, cfg config.Config) error {
-		return w.shadow(ctx, f, cfg.Shadow)
+	Configure: func(s Settings) Build {
+		return func(p Ports, pass Pass) Task {
+			return &shadow{Pass: pass, settings: s.Shadow, store: p.Store, metrics: p.Metrics}
+		}
 	},
+}
+
+// shadowStore is what the shadow job needs of the database: KEB's picks,
+// the candidate table's history and the compared picks.
+type shadowStore interface {
+	// ShadowInputs returns KEB's placed instances since `since` (those in
+	// the maxAge before it marked compared) and the candidate table's
+	// versions and rewrites over that time.
+	ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error)
+	// RecordShadow keeps each compared pick once and prunes what is older
+	// than retention.
+	RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error
+	// ShadowPicks returns the picks compared since `since`.
+	ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error)
+}
+
+// shadowMetrics is what the shadow job reports: the compared picks per
+// outcome.
+type shadowMetrics interface {
+	SetShadow(tally map[string]int)
 }
 
 // shadow compares every instance KEB placed since its last run with what
 // the candidate table would have answered at that moment, and keeps the
 // verdicts: the evidence that KEB can read the table instead of choosing
 // live, gathered while it still chooses live.
-func (w *Work) shadow(ctx context.Context, f *Facts, s config.Shadow) error {
+type shadow struct {
+	Pass
+	settings config.Shadow
+	store    shadowStore
+	metrics  shadowMetrics
+}
+
+func (sh *shadow) Run(ctx context.Context, f *Facts) error {
+	s := sh.settings
 	// Gather: KEB's picks in the window and the table's history; the
 	// snapshot's bindings say which pool each pick came from.
 	since := f.SnapshotAt.Add(-s.Window.Duration)
-	in, err := w.Store.ShadowInputs(ctx, since, s.MaxAge.Duration)
+	in, err := sh.store.ShadowInputs(ctx, since, s.MaxAge.Duration)
 	if err != nil {
 		return err
 	}
@@ -37,13 +68,13 @@ func (w *Work) shadow(ctx context.Context, f *Facts, s config.Shadow) error {
 	// Decide.
 	picks, unplaced := hap.KEBPicksOf(in.Placed, f.Bindings)
 	results := hap.CompareShadow(picks, in.Versions, in.Rewrites, s.MaxAge.Duration)
-	w.decided()
+	sh.decided()
 
 	// Act.
-	if err := w.Store.RecordShadow(ctx, results, s.Window.Duration, s.MaxAge.Duration); err != nil {
+	if err := sh.store.RecordShadow(ctx, results, s.Window.Duration, s.MaxAge.Duration); err != nil {
 		return err
 	}
-	compared, err := w.Store.ShadowPicks(ctx, since)
+	compared, err := sh.store.ShadowPicks(ctx, since)
 	if err != nil {
 		return fmt.Errorf("counting the compared picks: %w", err)
 	}
@@ -51,15 +82,15 @@ func (w *Work) shadow(ctx context.Context, f *Facts, s config.Shadow) error {
 	for _, r := range compared {
 		tally[r.Outcome]++
 	}
-	w.Metrics.SetShadow(tally)
+	sh.metrics.SetShadow(tally)
 	for _, r := range results {
 		if r.Outcome != hap.ShadowAgree {
-			w.Log.Info("KEB's pick differs from the candidate table's", zap.String("instance", r.InstanceID),
+			sh.Log.Info("KEB's pick differs from the candidate table's", zap.String("instance", r.InstanceID),
 				zap.String("globalAccount", r.GlobalAccountID), zap.String("pool", r.Pool.String()), zap.String("keb", r.KEBBinding),
 				zap.String("table", r.Table), zap.String("outcome", r.Outcome), zap.String("detail", r.Detail))
 		}
 	}
-	w.Log.Info("KEB's picks compared with the candidate table", zap.Int("new", len(results)),
+	sh.Log.Info("KEB's picks compared with the candidate table", zap.Int("new", len(results)),
 		zap.Int("inWindow", tally.Picks()), zap.Int("agree", tally[hap.ShadowAgree]), zap.Int("unplaced", unplaced))
 	return nil
 }

@@ -107,7 +107,7 @@ func Live(ctx context.Context, r *jobs.Runner, ga string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	rep := BuildReport(f.Candidates(), jobs.Findings(f), ga)
+	rep := BuildReport(f.Candidates(), f.Findings(), ga)
 	rep.Source, rep.ComputedAt = "live", r.Now()
 	return rep, nil
 }

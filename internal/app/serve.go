@@ -1,0 +1,135 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/gardener"
+)
+
+// ShutdownGrace is how long a running job may go on after SIGTERM before
+// its context is cancelled; every job leaves things consistent when
+// cancelled.
+const ShutdownGrace = 45 * time.Second
+
+// Server is the job as a long-lived process runs it: each job on its own
+// schedule, Gardener watched, the candidates job after a change. This file
+// is the one place serve is run: HTTP, readiness, schedules, reaction to
+// changes and shutdown.
+type Server struct {
+	*Env
+	dryRun     bool
+	jobCtx     context.Context
+	cancelJobs context.CancelFunc
+	changes    <-chan struct{}
+}
+
+// OpenServer opens the job as serve runs it. Jobs outlive the caller's
+// context (SIGTERM) by ShutdownGrace, then are cancelled, and the watch of
+// Gardener ends with them: between runs, shoots and bindings are kept
+// current by watching, so a scheduled run reads them from memory instead of
+// paging the whole namespace again, and a change a decision reads brings
+// the candidate table up to date within seconds. With dryRun every
+// scheduled release decides and audits would-releases and changes no
+// binding.
+func OpenServer(ctx context.Context, s Settings, dryRun bool) (*Server, error) {
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	notify, changes := Changes()
+	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}
+	env, err := Open(ctx, s, Needs{Gardener: true, Database: true, Migrate: true})
+	if err != nil {
+		cancelJobs()
+		return nil, err
+	}
+	return &Server{Env: env, dryRun: dryRun, jobCtx: jobCtx, cancelJobs: cancelJobs, changes: changes}, nil
+}
+
+// Close cancels whatever job still runs, ends the watch and closes the
+// database connections.
+func (sv *Server) Close() {
+	sv.cancelJobs()
+	sv.Env.Close()
+}
+
+// Serve serves /metrics, /healthz and /readyz on ln and runs the jobs until
+// ctx ends: then it stops scheduling, lets the running job finish (or
+// cancels it after ShutdownGrace) and shuts the HTTP server down.
+func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
+	sv.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var ready atomic.Bool
+	srv := &http.Server{Handler: sv.handler(&ready), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			sv.Log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+
+	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun}
+	scheduler, err := queue.Schedule()
+	if err != nil {
+		return err
+	}
+	if err := sv.WaitForGardener(sv.jobCtx); err != nil {
+		return err
+	}
+	reacting := make(chan struct{})
+	go func() {
+		defer close(reacting)
+		queue.ReactToChanges(sv.changes)
+	}()
+	scheduler.Start()
+	ready.Store(true)
+
+	<-ctx.Done()
+	sv.Log.Info("stopping: no new runs are scheduled; waiting for the running job")
+	ready.Store(false)
+	stopped := scheduler.Stop()
+	select {
+	case <-allDone(stopped.Done(), reacting):
+	case <-time.After(ShutdownGrace):
+		sv.Log.Warn("running job did not finish within the grace period; cancelling it")
+		sv.cancelJobs()
+		<-allDone(stopped.Done(), reacting)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}
+
+// handler serves the metrics, liveness, and readiness once the first full
+// picture of Gardener is held and the schedules run.
+func (sv *Server) handler(ready *atomic.Bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(sv.Metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
+
+// allDone is closed once every one of chans is.
+func allDone(chans ...<-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		for _, c := range chans {
+			<-c
+		}
+		close(done)
+	}()
+	return done
+}
