@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
-	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
@@ -60,12 +58,7 @@ first digit. A provider KEB would not give the runtime is refused.`,
 				return err
 			}
 			defer env.Close()
-			var rows []hap.PoolRow
-			if live {
-				rows, err = report.LivePools(cmd.Context(), env.Runner)
-			} else {
-				rows, err = report.StoredPools(cmd.Context(), env.Store, env.Jobs.Rules, time.Now())
-			}
+			rows, err := env.Reader.Pools(cmd.Context(), live)
 			if err != nil {
 				return err
 			}

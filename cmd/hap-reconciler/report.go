@@ -55,17 +55,7 @@ agree, and every pick where they part, with both answers and why.`,
 				}
 				return write(g, output, rep, rep.WriteTable)
 			}
-			var rep report.Report
-			if live {
-				rep, err = report.Live(cmd.Context(), env.Runner, ga)
-			} else {
-				rep, err = report.Stored(cmd.Context(), env.Reports, ga)
-				if err == nil {
-					var sh report.ShadowReport
-					sh, err = report.Shadow(cmd.Context(), env.Reports, from)
-					rep.Shadow = &sh.ShadowSummary
-				}
-			}
+			rep, err := env.Reader.Report(cmd.Context(), ga, live, from)
 			if err != nil {
 				return err
 			}

@@ -61,6 +61,8 @@ type Env struct {
 	// Reports reads the job's tables for a report, saying what to check
 	// when they are missing.
 	Reports report.Store
+	// Reader is the read side of `report` and `pools`, stored and live.
+	Reader  report.Reader
 	Metrics *metrics.Metrics
 	Log     *zap.Logger
 
@@ -100,6 +102,7 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		env.Config.Namespace = source.namespace
 	}
 	env.Runner = jobs.NewRunner(settings, ports, locker)
+	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: settings.Rules, Now: s.Now, Log: s.Log}
 	return env, nil
 }
 

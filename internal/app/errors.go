@@ -206,3 +206,8 @@ func (r explainingReports) ShadowPicks(ctx context.Context, since time.Time) ([]
 	rows, err := r.Store.ShadowPicks(ctx, since)
 	return rows, explainDatabase(err, r.schema)
 }
+
+func (r explainingReports) PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error) {
+	history, err := r.Store.PoolHistory(ctx, since)
+	return history, explainDatabase(err, r.schema)
+}

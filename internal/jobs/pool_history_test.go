@@ -9,7 +9,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/internal/report"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
@@ -39,7 +38,7 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 		}
 		s.mustRun(t, metricsOnly)
 	}
-	rows, err := report.LivePools(testContext(t), s.env.Runner)
+	rows, err := s.env.Reader.Pools(testContext(t), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,28 +11,11 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // PoolHistoryStore reads the pool history the metrics job records.
 type PoolHistoryStore interface {
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
-}
-
-// LivePools gathers a fresh snapshot and builds the pool view on it with
-// the recorded history, writing nothing. Without the job's tables (before
-// the first migrate) there is no history and no estimate.
-func LivePools(ctx context.Context, r *jobs.Runner) ([]hap.PoolRow, error) {
-	f, err := r.Gather(ctx)
-	if err != nil {
-		return nil, err
-	}
-	now := r.Now()
-	history, err := r.Store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
-	if err != nil {
-		r.Log.Warn("no pool history to estimate from: " + err.Error())
-	}
-	return hap.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
 }
 
 // StoredPools builds the pool view from the latest recorded sample of every

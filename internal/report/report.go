@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // Report is what `hap-reconciler report` prints: per GA and pool, every
@@ -66,6 +65,7 @@ type Store interface {
 	Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error)
 	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
 	ShadowStore
+	PoolHistoryStore
 }
 
 // Stored reads the last run's candidate table and open findings.
@@ -99,17 +99,6 @@ func selector(ga string) string {
 		return hap.AllGlobalAccounts
 	}
 	return ga
-}
-
-// Live gathers a fresh snapshot and decides on it, writing nothing.
-func Live(ctx context.Context, r *jobs.Runner, ga string) (Report, error) {
-	f, err := r.Gather(ctx)
-	if err != nil {
-		return Report{}, err
-	}
-	rep := BuildReport(f.Candidates(), f.Findings(), ga)
-	rep.Source, rep.ComputedAt = "live", r.Now()
-	return rep, nil
 }
 
 // BuildReport groups candidate rows and findings per GA and pool; ga, when

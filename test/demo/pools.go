@@ -41,7 +41,7 @@ func backdatePoolHistory(ctx context.Context, n narrator, env *app.Env, l *lands
 // showPools prints the pool view: every pool the rules name, its bindings,
 // and the days until it runs out.
 func showPools(ctx context.Context, n narrator, env *app.Env) error {
-	rows, err := report.LivePools(ctx, env.Runner)
+	rows, err := env.Reader.Pools(ctx, true)
 	if err != nil {
 		return err
 	}
