@@ -10,7 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
@@ -231,15 +230,7 @@ func (s *scene) setLabel(t *testing.T, binding, key, value string) {
 // addShoot creates a shoot in the scene's namespace and returns its name.
 func (s *scene) addShoot(t *testing.T, spec landscape.ShootSpec) string {
 	t.Helper()
-	shoot := s.Landscape.AddShoot(spec).Object
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(shoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Shoots.Create(testContext(t), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return shoot.Name
+	return s.AddShoot(t, testContext(t), spec)
 }
 
 func (s *scene) deleteShoot(t *testing.T, name string) {

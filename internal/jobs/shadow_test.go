@@ -3,10 +3,6 @@ package jobs_test
 import (
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
@@ -88,11 +84,5 @@ func TestShadowComparesKEBsOwnPicksWithTheTable(t *testing.T) {
 // addBinding creates a binding in the scene's namespace.
 func (s *scene) addBinding(t *testing.T, spec landscape.BindingSpec) {
 	t.Helper()
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s.Landscape.AddBinding(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Bindings.Create(testContext(t), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	s.AddBinding(t, testContext(t), spec)
 }

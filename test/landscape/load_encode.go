@@ -33,17 +33,31 @@ func encodeShoot(s *Shoot) ([]byte, error) {
 // create request's body, which admission accepts, and the status as a merge
 // patch of the status subresource. See LoadGardenerAPIServer for what
 // differs from the generated shoot. s itself is left as generated.
-func encodeAdmittedShoot(s *Shoot) (create, status []byte, err error) {
+func encodeAdmittedShoot(s *Shoot, namespace string) (create, status []byte, err error) {
 	loaded := *s.Object
 	loaded.Status = gardencorev1beta1.ShootStatus{}
 	loaded.Spec.SeedName = nil
 	loaded.Spec.Kubernetes = withoutOIDCConfig(loaded.Spec.Kubernetes)
 	loaded.Spec.Resources = nil
+	loaded.Spec.DNS = withNamespacedDomain(loaded.Spec.DNS, namespace)
 	if create, err = json.Marshal(&loaded); err != nil {
 		return nil, nil, err
 	}
 	status, err = json.Marshal(map[string]any{"status": s.Object.Status})
 	return create, status, err
+}
+
+// withNamespacedDomain puts the namespace into the shoot's domain: Gardener
+// wants every domain unique across the landscape, and worlds of one bed
+// load shoots of the same names into different namespaces.
+func withNamespacedDomain(dns *gardencorev1beta1.DNS, namespace string) *gardencorev1beta1.DNS {
+	if dns == nil || dns.Domain == nil {
+		return dns
+	}
+	loaded := *dns
+	domain := namespace + "." + *dns.Domain
+	loaded.Domain = &domain
+	return &loaded
 }
 
 // withoutOIDCConfig drops kubeAPIServer.oidcConfig, which Gardener refuses

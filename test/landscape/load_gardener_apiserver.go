@@ -73,7 +73,7 @@ func counted(progress func(done, total int), before, total int) func(done, _ int
 
 func (c creator) createAdmittedShoot(ctx context.Context, s *Shoot) error {
 	name := s.Object.Name
-	body, status, err := encodeAdmittedShoot(s)
+	body, status, err := encodeAdmittedShoot(s, c.namespace)
 	if err != nil {
 		return fmt.Errorf("shoot %s: %w", name, err)
 	}

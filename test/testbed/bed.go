@@ -64,12 +64,12 @@ func (b *Bed) NewWorld(ctx context.Context, name string) (*World, error) {
 // RunWithBed is the body of a TestMain whose package shares one Bed: it
 // starts the Bed into *bed, runs the tests and stops it again, returning the
 // exit code for os.Exit.
-func RunWithBed(m *testing.M, bed **Bed) int {
+func RunWithBed(m *testing.M, bed **Bed, opts ...KubeOption) int {
 	if Short() {
 		return m.Run()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	b, err := StartBed(ctx)
+	b, err := StartBed(ctx, opts...)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
