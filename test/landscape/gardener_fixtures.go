@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -122,5 +123,18 @@ func secretBinding(name, namespace, providerType string) *gardencorev1beta1.Secr
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		SecretRef:  corev1.SecretReference{Name: name, Namespace: namespace},
 		Provider:   &gardencorev1beta1.SecretBindingProvider{Type: providerType},
+	}
+}
+
+// ghostBinding is a stand-in for a binding a shoot names but the landscape
+// lacks: created so admission takes the shoot, then deleted, as a binding
+// whose finalizer was removed by hand is gone from under its shoots. Its
+// Secret's namespace is the project's, set when it is loaded.
+func ghostBinding(name, providerType string) *securityv1alpha1.CredentialsBinding {
+	return &securityv1alpha1.CredentialsBinding{
+		TypeMeta:       metav1.TypeMeta{APIVersion: "security.gardener.cloud/v1alpha1", Kind: "CredentialsBinding"},
+		ObjectMeta:     metav1.ObjectMeta{Name: name},
+		CredentialsRef: corev1.ObjectReference{APIVersion: "v1", Kind: "Secret", Name: name},
+		Provider:       securityv1alpha1.CredentialsBindingProvider{Type: providerType},
 	}
 }

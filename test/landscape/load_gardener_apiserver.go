@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 	"k8s.io/client-go/rest"
 )
 
@@ -38,9 +39,12 @@ var finalizerPatch = []byte(`{"metadata":{"finalizers":["` + gardenerFinalizer +
 // Its status is then written through the status subresource, which a create
 // ignores, so shoots are as large as production's. A shoot loaded as being
 // deleted gets Gardener's finalizer by a patch (Gardener refuses it on
-// create) before it is deleted. A shoot on a binding the landscape lacks is
-// refused: Gardener admits no such shoot. progress, when not nil, counts
-// bindings and shoots.
+// create) before it is deleted. A shoot on a binding the landscape lacks
+// (credentialsBindingName) is created on a stand-in binding of that name,
+// which is deleted once every shoot is in: with no gardener-controller-manager
+// to hold it by its finalizer, the shoot then names a binding that is gone,
+// as one whose finalizer was removed by hand does. progress, when not nil,
+// counts bindings and shoots.
 func LoadGardenerAPIServer(ctx context.Context, cfg *rest.Config, namespace string, l *Landscape, progress func(done, total int)) error {
 	c, err := newCreator(cfg, namespace)
 	if err != nil {
@@ -58,9 +62,52 @@ func LoadGardenerAPIServer(ctx context.Context, cfg *rest.Config, namespace stri
 	if err != nil {
 		return err
 	}
-	return runParallel(ctx, len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
+	ghosts := l.ghostBindings()
+	for _, g := range ghosts {
+		if err := c.createGhost(ctx, g); err != nil {
+			return err
+		}
+	}
+	err = runParallel(ctx, len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
 		return c.createAdmittedShoot(ctx, l.Shoots[i])
 	}, counted(progress, bindings, total))
+	if err != nil {
+		return err
+	}
+	for _, g := range ghosts {
+		if err := c.markDeleted(ctx, c.collection(securityPath, "credentialsbindings"), "credentialsbindings", g.Name); err != nil {
+			return fmt.Errorf("load landscape: %w", err)
+		}
+	}
+	return nil
+}
+
+// createGhost creates a stand-in binding and its Secret.
+func (c creator) createGhost(ctx context.Context, b *securityv1alpha1.CredentialsBinding) error {
+	if err := c.createOnce(ctx, c.collection(corePath, "secrets"), providerSecret(b.Name)); err != nil {
+		return fmt.Errorf("load landscape: %w", err)
+	}
+	return c.admitted(ctx, func() error { return c.createBinding(ctx, b) })
+}
+
+// ghostBindings are stand-ins for the bindings shoots name in
+// spec.credentialsBindingName that the landscape lacks, each once, with
+// the provider type of the first shoot naming it.
+func (l *Landscape) ghostBindings() []*securityv1alpha1.CredentialsBinding {
+	var ghosts []*securityv1alpha1.CredentialsBinding
+	seen := map[string]bool{}
+	for _, s := range l.Shoots {
+		name := ""
+		if n := s.Object.Spec.CredentialsBindingName; n != nil {
+			name = *n
+		}
+		if name == "" || seen[name] || l.Binding(name) != nil {
+			continue
+		}
+		seen[name] = true
+		ghosts = append(ghosts, ghostBinding(name, s.Object.Spec.Provider.Type))
+	}
+	return ghosts
 }
 
 // counted reports one phase's progress as part of the whole load's.
