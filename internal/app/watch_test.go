@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -40,13 +42,13 @@ func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	kube := testbed.KubeForTest(t)
-	ns, err := kube.NewNamespace(ctx, "app-watch")
+	kube := testbed.KubeForTest(t, testbed.WithGardenerAPIServer())
+	ns, err := kube.NewNamespace(ctx, "garden-app-watch")
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := landscape.Generate(landscape.Options{Seed: 21, GlobalAccounts: 3})
-	if err := landscape.LoadGardener(ctx, kube.Config(), ns, l, nil); err != nil {
+	if err := landscape.LoadGardenerAPIServer(ctx, kube.Config(), ns, l, nil); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default()
@@ -98,7 +100,16 @@ func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 	}
 
 	// A binding created a moment ago may not be in the cache yet; a get
-	// must find it anyway, because it goes to the API server.
+	// must find it anyway, because it goes to the API server. Admission
+	// wants its Secret first.
+	core, err := kubernetes.NewForConfig(kube.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aws-fresh"}, StringData: map[string]string{"credentials": "placeholder"}}
+	if _, err := core.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	fresh := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "security.gardener.cloud/v1alpha1", "kind": "CredentialsBinding",
 		"metadata":       map[string]any{"name": "aws-fresh", "labels": map[string]any{"hyperscalerType": "aws"}},
