@@ -58,8 +58,8 @@ func parseOptions(args []string, stderr io.Writer, getenv func(string) string) (
 	var o options
 	fs := flag.NewFlagSet("hap-demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.gardener, "gardener", sourceAuto, "where Gardener comes from: auto (the API when kube-apiserver is built on this machine, "+
-		"else an export file), api (builds kube-apiserver first when missing: about 6 minutes) or file")
+	fs.StringVar(&o.gardener, "gardener", sourceAuto, "where Gardener comes from: auto (the API when kube-apiserver and gardener-apiserver are built on this machine, "+
+		"else an export file), api (builds them first when missing: about 20 minutes) or file")
 	fs.BoolVar(&o.release, "release", getenv("DEMO_RELEASE") == "1", "release the idle binding for real instead of as a dry run "+
 		"(default true when DEMO_RELEASE=1); needs the API")
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:0", "address to serve /metrics on while the demo runs")

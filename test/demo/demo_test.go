@@ -25,8 +25,8 @@ func TestDemoShowsThePlantedDriftTheSpreadGAsChoiceAndTheWouldRelease(t *testing
 		env     map[string]string
 		release string
 	}{
-		// What `make demo` runs: the API when kube-apiserver is built on
-		// this machine (the test bed of the other packages builds it),
+		// What `make demo` runs: the API when both API servers are built on
+		// this machine (the test bed of the other packages builds them),
 		// else the export file.
 		{"make demo", nil, nil, "dry run: would release aws-idle-1 of GA ga-idle: no shoot and no active instance since "},
 		{"export file", []string{"--gardener", sourceFile}, nil, "dry run: would release aws-idle-1 of GA ga-idle: no shoot and no active instance since "},

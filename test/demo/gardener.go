@@ -23,7 +23,7 @@ import (
 // Where the demo's Gardener comes from.
 const (
 	sourceAuto = "auto"
-	sourceAPI  = "api"  // a local kube-apiserver serving the Gardener kinds
+	sourceAPI  = "api"  // a local kube-apiserver with gardener-apiserver behind it
 	sourceFile = "file" // an export file, read as --gardener-file reads it
 )
 
@@ -41,34 +41,38 @@ type gardenerSource struct {
 	port jobs.Gardener
 }
 
-// chooseSource resolves auto: the API when kube-apiserver is built on this
-// machine, which the test bed's build script tells without building it;
-// otherwise the export file, since building takes about six minutes.
+// chooseSource resolves auto: the API when kube-apiserver and
+// gardener-apiserver are built on this machine, which the test bed's build
+// scripts tell without building them; otherwise the export file, since
+// building takes about twenty minutes.
 func chooseSource(want string, getenv func(string) string) (source, why string) {
 	if want != sourceAuto {
 		return want, "as asked with --gardener " + want
 	}
-	if path := getenv("HAP_KUBE_APISERVER"); path != "" {
-		return sourceAPI, "HAP_KUBE_APISERVER names a kube-apiserver: " + path
+	kube, kubeOK := binary(getenv, "HAP_KUBE_APISERVER", "build-kube-apiserver.sh")
+	gardenerAPI, gardenerOK := binary(getenv, "HAP_GARDENER_APISERVER", "build-gardener-apiserver.sh")
+	if kubeOK && gardenerOK {
+		return sourceAPI, fmt.Sprintf("kube-apiserver (%s) and gardener-apiserver (%s) are built on this machine", kube, gardenerAPI)
 	}
-	if path, ok := cachedKubeAPIServer(); ok {
-		return sourceAPI, "kube-apiserver is built on this machine: " + path
-	}
-	return sourceFile, "kube-apiserver is not built on this machine yet (about 6 minutes on 2 cores: `make kube-apiserver`, " +
-		"or run the demo with --gardener api to build it now), so Gardener is read from an export file of the landscape, " +
-		"exactly as `hap-reconciler --gardener-file` reads one"
+	return sourceFile, "kube-apiserver and gardener-apiserver are not both built on this machine yet (about 20 minutes on 2 cores: " +
+		"`make kube-apiserver gardener-apiserver`, or run the demo with --gardener api to build them now), so Gardener is read from " +
+		"an export file of the landscape, exactly as `hap-reconciler --gardener-file` reads one"
 }
 
-// cachedKubeAPIServer asks hack/build-kube-apiserver.sh, the one place that
-// knows where the binary is cached, without letting it build.
-func cachedKubeAPIServer() (string, bool) {
-	script, ok := findUp(filepath.Join("hack", "build-kube-apiserver.sh"))
+// binary is the path the environment variable names, else the binary the
+// build script has cached: the script is the one place that knows where,
+// and is asked without letting it build.
+func binary(getenv func(string) string, env, script string) (string, bool) {
+	if path := getenv(env); path != "" {
+		return path, true
+	}
+	path, ok := findUp(filepath.Join("hack", script))
 	if !ok {
 		return "", false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "bash", script, "--cached").Output()
+	out, err := exec.CommandContext(ctx, "bash", path, "--cached").Output()
 	if err != nil {
 		return "", false
 	}
@@ -95,20 +99,24 @@ func findUp(rel string) (string, bool) {
 	}
 }
 
-// startAPI starts etcd and kube-apiserver (building kube-apiserver first
-// when the machine has none) and seeds the landscape into a new namespace.
+// startAPI starts etcd, kube-apiserver and gardener-apiserver (building
+// the two API servers first when the machine has none) and seeds the
+// landscape into a new namespace through Gardener's admission.
 func startAPI(ctx context.Context, n narrator, c *cleanups, l *landscape.Landscape, getenv func(string) string) (gardenerSource, error) {
-	n.step("Starting a Gardener API: etcd and kube-apiserver serving Shoots and CredentialsBindings as CRDs")
-	if _, cached := cachedKubeAPIServer(); !cached && getenv("HAP_KUBE_APISERVER") == "" {
+	n.step("Starting a Gardener API: etcd, kube-apiserver and Gardener's own gardener-apiserver serving Shoots and CredentialsBindings")
+	if _, cached := binary(getenv, "HAP_KUBE_APISERVER", "build-kube-apiserver.sh"); !cached {
 		n.note("building kube-apiserver from source first (once per machine, about 6 minutes on 2 cores)")
 	}
+	if _, cached := binary(getenv, "HAP_GARDENER_APISERVER", "build-gardener-apiserver.sh"); !cached {
+		n.note("building gardener-apiserver from source first (once per machine, about 13 minutes on 2 cores)")
+	}
 	stop := n.ticking("starting the Gardener API")
-	kube, err := testbed.StartKube(ctx)
+	kube, err := testbed.StartKube(ctx, testbed.WithGardenerAPIServer())
 	stop()
 	if err != nil {
 		return gardenerSource{}, fmt.Errorf("starting the Gardener API: %w", err)
 	}
-	c.add("stopped kube-apiserver and etcd and removed their data", kube.Stop)
+	c.add("stopped gardener-apiserver, kube-apiserver and etcd and removed their data", kube.Stop)
 	n.note("kube-apiserver at %s", kube.Config().Host)
 
 	ns, err := kube.NewNamespace(ctx, exportNamespace)
@@ -116,7 +124,7 @@ func startAPI(ctx context.Context, n narrator, c *cleanups, l *landscape.Landsca
 		return gardenerSource{}, err
 	}
 	n.step("Seeding Gardener: %d credentials bindings and %d shoots into namespace %s", len(l.Bindings), len(l.Shoots), ns)
-	if err := landscape.LoadGardener(ctx, kube.Config(), ns, l, n.counter("created")); err != nil {
+	if err := landscape.LoadGardenerAPIServer(ctx, kube.Config(), ns, l, n.counter("created")); err != nil {
 		return gardenerSource{}, err
 	}
 	return gardenerSource{namespace: ns, restConfig: kube.Config(), kubeconfig: kube.KubeconfigPath()}, nil

@@ -1,6 +1,7 @@
 // Command hap-demo shows hap-reconciler at work on one machine, with
 // nothing installed by hand: a throwaway PostgreSQL with KEB's instances
-// table and a Gardener project (a local kube-apiserver when one is built,
+// table and a Gardener project (a local kube-apiserver with Gardener's own
+// gardener-apiserver behind it when both are built,
 // else an export file), seeded with a small landscape that has something to
 // show. It runs every job once, prints the report, serves the metrics, and
 // removes everything it started on exit or Ctrl-C. `make demo` runs it.
