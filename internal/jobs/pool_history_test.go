@@ -57,8 +57,8 @@ func TestPoolHistoryGivesTheDaysUntilAPoolRunsOut(t *testing.T) {
 		}
 	}
 	// The same figures as metrics, with the rule that leads there.
-	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_exhaustion_days", map[string]string{"hyperscaler_type": "gcp", "rule": "gcp"}); !ok || math.Abs(got-3) > 1e-6 {
-		t.Errorf("hap_reconciler_pool_exhaustion_days{gcp} = %v (%v), want 3", got, ok)
+	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_exhaustion_seconds", map[string]string{"hyperscaler_type": "gcp", "rule": "gcp"}); !ok || math.Abs(got-3*86400) > 1e-3 {
+		t.Errorf("hap_reconciler_pool_exhaustion_seconds{gcp} = %v (%v), want 3 days", got, ok)
 	}
 	if got, ok := gaugeValue(t, s, "hap_reconciler_pool_credentials_bindings", map[string]string{"hyperscaler_type": "azure", "rule": "azure", "state": "free", "unreachable": ""}); !ok || got != 0 {
 		t.Errorf("a pool a rule names without bindings: free = %v (%v), want a 0 series", got, ok)

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"strconv"
 	"strings"
 
@@ -138,13 +140,13 @@ var fleetFamilies = []family{
 		},
 	},
 	{
-		name:   "hap_reconciler_pool_exhaustion_days",
-		help:   "Days until the pool has no free binding at the claim rate of the last 14 days of recorded runs; absent while free bindings are not going down.",
+		name:   "hap_reconciler_pool_exhaustion_seconds",
+		help:   "Seconds until the pool has no free binding at the claim rate of the last 14 days of recorded runs; absent while free bindings are not going down.",
 		labels: poolKeyLabels,
 		samples: func(v view, emit func(float64, ...string)) {
 			eachPool(v, func(p hap.PoolFigures, labels []string) {
 				if p.DaysLeft != nil {
-					emit(*p.DaysLeft, labels...)
+					emit(*p.DaysLeft*(24*time.Hour).Seconds(), labels...)
 				}
 			})
 		},
