@@ -77,7 +77,7 @@ func configureGather(s Settings) func(Ports) *gatherer {
 	}
 }
 
-// Gather reads Gardener and KEB's database at the same time. It returns an
+// gather reads Gardener and KEB's database at the same time. It returns an
 // error, never a partial picture: a job must not decide on half a fleet.
 //
 // Shoots are counted as they arrive. Attributing a shoot to a GA takes the
