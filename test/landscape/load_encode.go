@@ -34,17 +34,23 @@ func encodeShoot(s *Shoot) ([]byte, error) {
 // patch of the status subresource. See LoadGardenerAPIServer for what
 // differs from the generated shoot. s itself is left as generated.
 func encodeAdmittedShoot(s *Shoot, namespace string) (create, status []byte, err error) {
+	if create, err = json.Marshal(admittedShoot(s, namespace)); err != nil {
+		return nil, nil, err
+	}
+	status, err = json.Marshal(map[string]any{"status": s.Object.Status})
+	return create, status, err
+}
+
+// admittedShoot is the shoot as LoadGardenerAPIServer creates it in
+// namespace, without its status; s itself is left as generated.
+func admittedShoot(s *Shoot, namespace string) *gardencorev1beta1.Shoot {
 	loaded := *s.Object
 	loaded.Status = gardencorev1beta1.ShootStatus{}
 	loaded.Spec.SeedName = nil
 	loaded.Spec.Kubernetes = withoutOIDCConfig(loaded.Spec.Kubernetes)
 	loaded.Spec.Resources = nil
 	loaded.Spec.DNS = withNamespacedDomain(loaded.Spec.DNS, namespace)
-	if create, err = json.Marshal(&loaded); err != nil {
-		return nil, nil, err
-	}
-	status, err = json.Marshal(map[string]any{"status": s.Object.Status})
-	return create, status, err
+	return &loaded
 }
 
 // withNamespacedDomain puts the namespace into the shoot's domain: Gardener

@@ -1,0 +1,145 @@
+package landscape
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/kyma-project/hap-reconciler/test/testbed"
+)
+
+// gardenerStoragePrefix is where gardener-apiserver keeps its objects in
+// etcd (its --etcd-prefix default), each under <group>/<resource>/<namespace>/<name>,
+// stored as JSON in the storage version: core.gardener.cloud/v1beta1 for
+// shoots, security.gardener.cloud/v1alpha1 for credentials bindings.
+const gardenerStoragePrefix = "/registry-gardener/"
+
+// How many objects one etcd transaction writes: below etcd's defaults of
+// 128 operations and 1.5 MiB per request (a binding is about 1 KB, a
+// production-sized shoot about 20 KB).
+const (
+	seedBatch      = 100
+	seedShootBatch = 40
+)
+
+// SeedGardenerAPIServer writes l into namespace on the real
+// gardener-apiserver by putting each object straight into its etcd storage,
+// as a restored etcd backup holds them: no admission, no request per object.
+// It is for the benchmark's large landscapes, which admission would take
+// hours to load (LoadGardenerAPIServer: each binding's admission waits on a
+// client held to five requests a second). What a job reads is served by the
+// real server all the same: gardener-apiserver decodes, defaults and
+// converts every stored object on every read, and its watch cache follows
+// etcd.
+//
+// What admission looks up is created through the API first, as
+// LoadGardenerAPIServer does, so that objects created later through the API
+// are admitted. Each shoot is stored as LoadGardenerAPIServer creates it
+// (see encodeAdmittedShoot), with its status; a shoot being deleted carries
+// Gardener's finalizer and a deletionTimestamp; a shoot may name a binding
+// the landscape lacks. The labels and annotations admission adds on create
+// are missing, a few hundred bytes of a shoot's 20 KB.
+func SeedGardenerAPIServer(ctx context.Context, kube *testbed.Kube, namespace string, l *Landscape, progress func(done, total int)) error {
+	c, err := newCreator(kube.Config(), namespace)
+	if err != nil {
+		return err
+	}
+	if err := c.createAdmissionFixtures(ctx, l); err != nil {
+		return fmt.Errorf("seed landscape: %w", err)
+	}
+	etcd, err := clientv3.New(clientv3.Config{Endpoints: []string{kube.EtcdURL()}, DialTimeout: 10 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return fmt.Errorf("seed landscape: connect to etcd: %w", err)
+	}
+	defer etcd.Close()
+	s := seeder{etcd: etcd, namespace: namespace, created: metav1.Now(), progress: progress, total: len(l.Bindings) + len(l.Shoots)}
+	for i := 0; i < len(l.Bindings); i += seedBatch {
+		if err := put(ctx, &s, l.Bindings[i:min(i+seedBatch, len(l.Bindings))], s.binding); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(l.Shoots); i += seedShootBatch {
+		if err := put(ctx, &s, l.Shoots[i:min(i+seedShootBatch, len(l.Shoots))], s.shoot); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// seeder writes objects of one namespace into gardener-apiserver's storage.
+type seeder struct {
+	etcd      *clientv3.Client
+	namespace string
+	created   metav1.Time
+	progress  func(done, total int)
+	done      int
+	total     int
+}
+
+// put stores objs in one transaction, each as encode makes it.
+func put[T any](ctx context.Context, s *seeder, objs []T, encode func(T) (key string, value []byte, err error)) error {
+	ops := make([]clientv3.Op, 0, len(objs))
+	for _, o := range objs {
+		key, value, err := encode(o)
+		if err != nil {
+			return fmt.Errorf("seed landscape: %w", err)
+		}
+		ops = append(ops, clientv3.OpPut(key, string(value)))
+	}
+	if _, err := s.etcd.Txn(ctx).Then(ops...).Commit(); err != nil {
+		return fmt.Errorf("seed landscape: write %d objects to etcd: %w", len(ops), err)
+	}
+	s.done += len(objs)
+	if s.progress != nil {
+		s.progress(s.done, s.total)
+	}
+	return nil
+}
+
+// meta is the metadata the API server would have given obj on create.
+func (s *seeder) meta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	m.Namespace = s.namespace
+	m.UID = uuid.NewUUID()
+	m.CreationTimestamp = s.created
+	m.Generation = 1
+	m.ResourceVersion = ""
+	return m
+}
+
+func (s *seeder) binding(b *securityv1alpha1.CredentialsBinding) (string, []byte, error) {
+	stored := *b
+	stored.TypeMeta = metav1.TypeMeta{APIVersion: securityv1alpha1.SchemeGroupVersion.String(), Kind: "CredentialsBinding"}
+	stored.ObjectMeta = s.meta(b.ObjectMeta)
+	stored.CredentialsRef.Namespace = s.namespace
+	value, err := json.Marshal(&stored)
+	if err != nil {
+		return "", nil, fmt.Errorf("binding %s: %w", b.Name, err)
+	}
+	return gardenerStoragePrefix + "security.gardener.cloud/credentialsbindings/" + s.namespace + "/" + b.Name, value, nil
+}
+
+func (s *seeder) shoot(sh *Shoot) (string, []byte, error) {
+	stored := admittedShoot(sh, s.namespace)
+	stored.TypeMeta = metav1.TypeMeta{APIVersion: gardencorev1beta1.SchemeGroupVersion.String(), Kind: "Shoot"}
+	stored.ObjectMeta = s.meta(stored.ObjectMeta)
+	stored.Status = sh.Object.Status
+	if sh.Deleting {
+		stored.Finalizers = append(slices.Clip(stored.Finalizers), gardenerFinalizer)
+		stored.DeletionTimestamp = &s.created
+		stored.DeletionGracePeriodSeconds = new(int64)
+	}
+	value, err := json.Marshal(stored)
+	if err != nil {
+		return "", nil, fmt.Errorf("shoot %s: %w", sh.Object.Name, err)
+	}
+	return gardenerStoragePrefix + "core.gardener.cloud/shoots/" + s.namespace + "/" + sh.Object.Name, value, nil
+}
