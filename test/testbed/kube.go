@@ -33,6 +33,7 @@ type Kube struct {
 	readyTimeout   time.Duration
 	apiserverBin   string
 	apiserverArgs  []string
+	gardenerArgs   []string
 	apiserverHost  string
 	token          string
 
@@ -52,6 +53,7 @@ type kubeOptions struct {
 	readyTimeout      time.Duration
 	apiserverArgs     []string
 	gardenerAPIServer bool
+	gardenerArgs      []string
 }
 
 // WithBaseDir puts the test bed's temporary directory under dir instead of
@@ -74,6 +76,12 @@ func WithAPIServerArgs(args ...string) KubeOption {
 // registry defaults, validates and admits what is created as Gardener does,
 // so fixtures must be what Gardener accepts: see landscape.LoadGardener.
 func WithGardenerAPIServer() KubeOption { return func(o *kubeOptions) { o.gardenerAPIServer = true } }
+
+// WithGardenerAPIServerArgs appends flags to gardener-apiserver's command
+// line (with WithGardenerAPIServer); a later flag overrides an earlier one.
+func WithGardenerAPIServerArgs(args ...string) KubeOption {
+	return func(o *kubeOptions) { o.gardenerArgs = append(o.gardenerArgs, args...) }
+}
 
 // StartKube starts etcd and kube-apiserver in a new temporary directory,
 // installing etcd and building kube-apiserver first when they are missing.
@@ -103,7 +111,7 @@ func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
 		return nil, fmt.Errorf("create test bed dir: %w", err)
 	}
 	k := &Kube{dir: dir, readyTimeout: o.readyTimeout, apiserverBin: apiserverBin,
-		kubeconfigPath: filepath.Join(dir, "kubeconfig")}
+		kubeconfigPath: filepath.Join(dir, "kubeconfig"), gardenerArgs: o.gardenerArgs}
 	if err := k.start(ctx, etcdBin, gardenerBin, o.apiserverArgs); err != nil {
 		return nil, errors.Join(err, k.Stop())
 	}

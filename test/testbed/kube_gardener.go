@@ -98,6 +98,7 @@ func (k *Kube) prepareGardenerAPIServer(bin string) error {
 		"--disable-admission-plugins=" + strings.Join(disabledGardenerAdmission, ","),
 		"--profiling=false",
 	}}
+	k.gardener.args = append(k.gardener.args, k.gardenerArgs...)
 	return nil
 }
 
