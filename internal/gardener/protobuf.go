@@ -158,14 +158,19 @@ func (f protoField) mapEntry(what string, fn func(key, value []byte)) error {
 		return err
 	}
 	var key, value []byte
-	err = eachField(what, entry, func(f protoField) (err error) {
-		switch f.num {
-		case mapEntryKey:
-			key, err = f.lengthDelimited(what + " key")
-		case mapEntryValue:
-			value, err = f.lengthDelimited(what + " value")
+	err = eachField(what, entry, func(f protoField) error {
+		// Error messages are put together only on error: a shoot has tens
+		// of labels and annotations.
+		switch {
+		case f.num != mapEntryKey && f.num != mapEntryValue:
+		case f.typ != protowire.BytesType:
+			return fmt.Errorf("%s: entry field %d has wire type %d, want length-delimited", what, f.num, f.typ)
+		case f.num == mapEntryKey:
+			key = f.bytes
+		default:
+			value = f.bytes
 		}
-		return err
+		return nil
 	})
 	if err == nil {
 		fn(key, value)
