@@ -10,7 +10,9 @@ import (
 // Gardener's objects are decoded by scanner (scan.go), which reads the
 // members below and skips the rest; each kind's members are named once, in
 // its decode method, for lists, watch events, single reads and export files
-// alike.
+// alike. Protobuf answers are read by each kind's decodeProtobuf
+// (protobuf_items.go), which fills the same item from the same fields, so
+// shoot() and binding() alone decide what an item means.
 
 // decoder is an object a scanner fills from JSON, or decodeProtobuf from
 // its protobuf message (protobuf_items.go), reading the same members.
