@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -35,15 +36,21 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 		return hap.Binding{}, errors.New("get credentials binding: name is empty")
 	}
 	var body []byte
+	var contentType string
 	err := c.readWithRetry(ctx, func(ctx context.Context) (err error) {
-		body, err = c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).Raw()
+		body, err = c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).Name(name).Do(ctx).
+			ContentType(&contentType).Raw()
 		return err
 	})
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)
 	}
+	format, err := formatOf(contentType)
+	if err != nil {
+		return hap.Binding{}, fmt.Errorf("get credentials binding %q: %w", name, err)
+	}
 	var item bindingItem
-	if err := decodeObject(body, &item); err != nil {
+	if err := decodeObjectIn(format, body, &item); err != nil {
 		return hap.Binding{}, fmt.Errorf("decode credentials binding %q: %w", name, err)
 	}
 	b, err := item.binding()
@@ -96,8 +103,9 @@ func (c *Client) guardedPatch(ctx context.Context, name, resourceVersion, what s
 	if err != nil {
 		return fmt.Errorf("%s: encode the patch: %w", what, err)
 	}
+	// Writes stay JSON both ways: the answer is not read.
 	err = c.bindings.client.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
-		Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
+		SetHeader("Accept", runtime.ContentTypeJSON).Timeout(c.requestTimeout).Body(patch).Do(ctx).Error()
 	switch {
 	case err == nil:
 		return nil

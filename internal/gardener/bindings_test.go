@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -18,7 +20,10 @@ func testMarkReleased(t *testing.T, server apiServer) {
 	ctx := context.Background()
 	ns := server.namespace(t)
 	server.createBinding(t, ns, "aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"})
-	c := server.client(t, ns, 0)
+	c, formats := server.recordingClient(t, ns, 0)
+	// Reads as the server offers them, writes in JSON on either server.
+	defer formats.assertAnswered(t, runtime.ContentTypeJSON, "patch")
+	defer formats.assertAnswered(t, server.wantMediaType(), "get")
 
 	read, err := c.GetBinding(ctx, "aws-0001")
 	if err != nil {
@@ -75,7 +80,8 @@ func testGetBinding(t *testing.T, server apiServer) {
 	ns := server.namespace(t)
 	server.createBinding(t, ns, "aws-maybe-shared", map[string]any{"hyperscalerType": "aws", "shared": "maybe", "tenantName": "ga"})
 	server.createBinding(t, ns, "aws-not-dirty", map[string]any{"hyperscalerType": "aws", "dirty": "false", "tenantName": "ga"})
-	c := server.client(t, ns, 0)
+	c, formats := server.recordingClient(t, ns, 0)
+	defer formats.assertAnswered(t, server.wantMediaType(), "get")
 	// KEB's selectors match shared=true exactly: "maybe" is a dedicated binding.
 	if b, err := c.GetBinding(ctx, "aws-maybe-shared"); err != nil || b.Shared || !b.Dedicated() || b.OutOfPool != "" {
 		t.Fatalf("shared=maybe: %+v, %v; want an ordinary dedicated binding", b, err)

@@ -111,8 +111,10 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	return c, nil
 }
 
-// restClientFor builds a JSON-only REST client: the client decodes raw page
-// bytes itself, and only needs the scheme to read Status errors.
+// restClientFor builds the REST client of one group: the client decodes raw
+// response bytes itself, and only needs the scheme to read Status errors, in
+// either encoding. Reads ask for protobuf first (see wire_format.go); request
+// bodies are JSON.
 func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
 	cfg = rest.CopyConfig(cfg)
 	scheme := runtime.NewScheme()
@@ -120,7 +122,8 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 	cfg.GroupVersion = &gv
 	cfg.APIPath = "/apis"
 	cfg.ContentType = runtime.ContentTypeJSON
-	cfg.AcceptContentTypes = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = readContentTypes
+	cfg.Wrap(recordContentType)
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "hap-reconciler"

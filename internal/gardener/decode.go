@@ -10,21 +10,38 @@ import (
 // Gardener's objects are decoded by scanner (scan.go), which reads the
 // members below and skips the rest; each kind's members are named once, in
 // its decode method, for lists, watch events, single reads and export files
-// alike.
+// alike. Protobuf answers are read by each kind's decodeProtobuf
+// (protobuf_items.go), which fills the same item from the same fields, so
+// shoot() and binding() alone decide what an item means.
 
-// decoder is an object a scanner fills.
+// decoder is an object a scanner fills from JSON, or decodeProtobuf from
+// its protobuf message (protobuf_items.go), reading the same members.
 type decoder[T any] interface {
 	*T
 	decode(s *scanner) error
+	decodeProtobuf(msg []byte, in *interner) error
 }
 
-// decodeObject decodes one whole object of Gardener's from raw.
+// decodeObject decodes one whole object of Gardener's from raw JSON.
 func decodeObject[T any, PT decoder[T]](raw []byte, v PT) error {
 	s := newScanner(bytes.NewReader(raw))
 	if err := v.decode(s); err != nil {
 		return err
 	}
 	return s.finish()
+}
+
+// decodeObjectIn decodes one whole object of Gardener's from raw, encoded
+// in format: protobuf in its envelope, or JSON.
+func decodeObjectIn[T any, PT decoder[T]](format wireFormat, raw []byte, v PT) error {
+	if format == formatJSON {
+		return decodeObject[T, PT](raw, v)
+	}
+	msg, err := unwrapEnvelope(raw)
+	if err != nil {
+		return err
+	}
+	return v.decodeProtobuf(msg, &interner{})
 }
 
 // objectMeta is the part of an object's metadata every kind's decisions

@@ -121,7 +121,8 @@ func listPaged[T any, PT decoder[T]](ctx context.Context, c *Client, res resourc
 // getPage reads one page, repeating it after transient failures (see
 // readWithRetry); the token stays valid across the attempts.
 //
-// The page is decoded while it streams in: the client decodes items as the
+// The page is read as protobuf or JSON, whichever the API server answered
+// (wire_format.go), and decoded while it streams in: the client decodes items as the
 // API server still encodes and sends the rest, instead of the two taking
 // turns, and the page's bytes are never held whole. Its items are handed on
 // only once the page is complete, so an attempt that broke off halfway is
@@ -134,12 +135,20 @@ func getPage[T any, PT decoder[T]](ctx context.Context, c *Client, res resource,
 		if token != "" {
 			req = req.Param("continue", token)
 		}
+		ctx, response := withContentTypeSlot(ctx)
 		body, err := req.Stream(ctx)
 		if err != nil {
 			return err
 		}
 		defer body.Close()
+		format, err := response.format()
+		if err != nil {
+			return err
+		}
 		p = page[T]{}
+		if format == formatProtobuf {
+			return decodeProtobufPage[T, PT](body, &p)
+		}
 		return decodePage[T, PT](newScanner(body), &p)
 	})
 	return p, err

@@ -50,10 +50,12 @@ func testListShootsAcrossPages(t *testing.T, server apiServer) {
 		t.Fatalf("landscape has %d shoots, too few for more than three pages", len(want))
 	}
 	var got shootCollector
-	stats, err := server.client(t, ns, pageSize).ListShoots(context.Background(), got.reset, got.add)
+	c, formats := server.recordingClient(t, ns, pageSize)
+	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
+	formats.assertAnswered(t, server.wantMediaType(), "list")
 	if !reflect.DeepEqual(got.sorted(), want) {
 		t.Fatalf("listed shoots differ from the landscape:\n got %+v\nwant %+v", got.shoots, want)
 	}
@@ -77,13 +79,15 @@ func testListBindingsAcrossPages(t *testing.T, server apiServer) {
 	}
 	var got []hap.Binding
 	var skipped []hap.Skipped
-	stats, err := server.client(t, ns, 4).ListBindings(context.Background(),
+	c, formats := server.recordingClient(t, ns, 4)
+	stats, err := c.ListBindings(context.Background(),
 		func() { got, skipped = nil, nil },
 		func(b hap.Binding) error { got = append(got, b); return nil },
 		func(s hap.Skipped) { skipped = append(skipped, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	formats.assertAnswered(t, server.wantMediaType(), "list")
 	if len(skipped) != 0 {
 		t.Fatalf("skipped %+v from a landscape with valid labels", skipped)
 	}
@@ -138,10 +142,12 @@ func testListShootsRestartsAfterExpiredToken(t *testing.T, server apiServer) {
 		return false
 	})
 	var got shootCollector
-	stats, err := server.client(t, ns, 3, expireOnce).ListShoots(context.Background(), got.reset, got.add)
+	c, formats := server.recordingClient(t, ns, 3, expireOnce)
+	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
+	formats.assertAnswered(t, server.wantMediaType(), "list")
 	if stats.Restarts != 1 || got.resets != 1 {
 		t.Fatalf("restarts = %d, resets = %d, want one of each", stats.Restarts, got.resets)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -45,7 +46,7 @@ func (c *Client) replaceLabels(ctx context.Context, name, resourceVersion string
 	ctx, cancel := context.WithTimeout(ctx, c.requestTimeout)
 	defer cancel()
 	err = c.bindings.client.Patch(types.JSONPatchType).Namespace(c.namespace).Resource(c.bindings.name).Name(name).
-		Body(patch).Do(ctx).Error()
+		SetHeader("Accept", runtime.ContentTypeJSON).Body(patch).Do(ctx).Error()
 	switch {
 	case err == nil:
 		return nil

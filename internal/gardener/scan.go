@@ -41,7 +41,7 @@ type scanner struct {
 	// open holds the brackets open while skipping a value.
 	open []byte
 	// interned holds the strings intern returned.
-	interned map[string]string
+	interned interner
 }
 
 const scanBufferSize = 32 << 10
@@ -295,18 +295,23 @@ func (s *scanner) rawStringOrNull(field, what string) ([]byte, error) {
 }
 
 // intern returns raw as a string, the same string each time the same bytes
-// come again in this scanner's stream: a page of bindings repeats a few
-// label keys and values hundreds of times, and a run keeps every binding's
-// labels.
-func (s *scanner) intern(raw []byte) string {
-	if v, ok := s.interned[string(raw)]; ok {
+// come again in this scanner's stream.
+func (s *scanner) intern(raw []byte) string { return s.interned.intern(raw) }
+
+// interner hands out one string for equal bytes: a page of bindings repeats
+// a few label keys and values hundreds of times, and a run keeps every
+// binding's labels.
+type interner struct{ strings map[string]string }
+
+func (in *interner) intern(raw []byte) string {
+	if v, ok := in.strings[string(raw)]; ok {
 		return v
 	}
-	if s.interned == nil {
-		s.interned = make(map[string]string)
+	if in.strings == nil {
+		in.strings = make(map[string]string)
 	}
 	v := string(raw)
-	s.interned[v] = v
+	in.strings[v] = v
 	return v
 }
 

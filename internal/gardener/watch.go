@@ -102,7 +102,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 }
 
 func (w *Watcher) newKind(res resource, expected runtime.Object,
-	list func(context.Context) ([]runtime.Object, string, error), decode func([]byte) (runtime.Object, error)) *watchedKind {
+	list func(context.Context) ([]runtime.Object, string, error), decode func(wireFormat, []byte) (runtime.Object, error)) *watchedKind {
 	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth)}
 	var store cache.Store = cache.NewStore(cache.MetaNamespaceKeyFunc)
 	if w.onChange != nil {

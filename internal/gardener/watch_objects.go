@@ -74,9 +74,9 @@ func (l *cachedList) DeepCopyObject() runtime.Object {
 }
 
 // decodeShootEvent decodes the object of a watch event on shoots.
-func decodeShootEvent(raw []byte) (runtime.Object, error) {
+func decodeShootEvent(format wireFormat, raw []byte) (runtime.Object, error) {
 	var item shootItem
-	if err := decodeObject(raw, &item); err != nil {
+	if err := decodeObjectIn(format, raw, &item); err != nil {
 		return nil, fmt.Errorf("decode shoot: %w", err)
 	}
 	// The reflector resumes watching from the last event's resourceVersion.
@@ -85,9 +85,9 @@ func decodeShootEvent(raw []byte) (runtime.Object, error) {
 
 // decodeBindingEvent decodes the object of a watch event on credentials
 // bindings.
-func decodeBindingEvent(raw []byte) (runtime.Object, error) {
+func decodeBindingEvent(format wireFormat, raw []byte) (runtime.Object, error) {
 	var item bindingItem
-	if err := decodeObject(raw, &item); err != nil {
+	if err := decodeObjectIn(format, raw, &item); err != nil {
 		return nil, fmt.Errorf("decode credentials binding: %w", err)
 	}
 	return newCachedBinding(item), nil

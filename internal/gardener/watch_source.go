@@ -2,7 +2,6 @@ package gardener
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,8 +25,9 @@ type watchSource struct {
 	// list pages through the kind, returning the cached objects and the
 	// list's resourceVersion.
 	list func(ctx context.Context) ([]runtime.Object, string, error)
-	// decode turns a watch event's object into a cached object.
-	decode func(raw []byte) (runtime.Object, error)
+	// decode turns a watch event's object, encoded in format, into a
+	// cached object.
+	decode func(format wireFormat, raw []byte) (runtime.Object, error)
 	health *health
 }
 
@@ -58,18 +58,28 @@ func (s *watchSource) WatchWithContext(ctx context.Context, options metav1.ListO
 	if options.TimeoutSeconds != nil {
 		req = req.Param("timeoutSeconds", strconv.FormatInt(*options.TimeoutSeconds, 10))
 	}
-	body, err := req.Stream(ctx)
-	if err != nil {
-		err = fmt.Errorf("watch %s in namespace %s: %w", s.res.name, s.client.namespace, err)
-		s.health.notReady(gen, err)
-		return nil, err
+	streamCtx, response := withContentTypeSlot(ctx)
+	body, err := req.Stream(streamCtx)
+	if err == nil {
+		var format wireFormat
+		if format, err = response.format(); err == nil {
+			s.health.ready(gen)
+			return s.watching(ctx, gen, format, body), nil
+		}
+		_ = body.Close()
 	}
-	s.health.ready(gen)
-	d := &eventDecoder{body: body, json: json.NewDecoder(body), decode: s.decode, ended: func(err error) {
+	err = fmt.Errorf("watch %s in namespace %s: %w", s.res.name, s.client.namespace, err)
+	s.health.notReady(gen, err)
+	return nil, err
+}
+
+// watching hands the events of an open watch's body to the reflector.
+func (s *watchSource) watching(ctx context.Context, gen uint64, format wireFormat, body io.ReadCloser) watch.Interface {
+	d := &eventDecoder{body: body, format: format, events: newEventReader(format, body), decode: s.decode, ended: func(err error) {
 		s.health.notReady(gen, fmt.Errorf("watch of %s ended: %w", s.res.name, err))
 	}}
 	reporter := apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")
-	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), d, reporter), nil
+	return watch.NewStreamWatcherWithLogger(klog.FromContext(ctx), d, reporter)
 }
 
 // List and Watch complete cache.ListerWatcher, which the reflector's
@@ -82,45 +92,43 @@ func (s *watchSource) Watch(options metav1.ListOptions) (watch.Interface, error)
 	return s.WatchWithContext(context.Background(), options)
 }
 
-// eventDecoder reads the API server's watch stream: one JSON event after
-// the other, each {"type": ..., "object": ...}.
+// eventDecoder reads the API server's watch stream, one event after the
+// other, in either format (watch_events.go).
 type eventDecoder struct {
 	body   io.ReadCloser
-	json   *json.Decoder
-	decode func(raw []byte) (runtime.Object, error)
+	format wireFormat
+	events eventReader
+	decode func(format wireFormat, raw []byte) (runtime.Object, error)
 	// ended is told why the stream stopped delivering events.
 	ended func(error)
 }
 
 func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
-	var event struct {
-		Type   watch.EventType `json:"type"`
-		Object json.RawMessage `json:"object"`
-	}
-	if err := d.json.Decode(&event); err != nil {
+	eventType, raw, err := d.events.next()
+	if err != nil {
 		d.ended(err)
 		return "", nil, err
 	}
-	switch event.Type {
+	switch eventType {
 	case watch.Error:
 		// Typically 410 Gone: the resourceVersion to resume from was
 		// compacted away. The reflector lists again.
-		status := &metav1.Status{}
-		if err := json.Unmarshal(event.Object, status); err != nil {
+		status, err := decodeStatus(d.format, raw)
+		if err != nil {
 			d.ended(err)
 			return "", nil, fmt.Errorf("decode watch error: %w", err)
 		}
 		d.ended(apierrors.FromObject(status))
 		return watch.Error, status, nil
 	case watch.Added, watch.Modified, watch.Deleted, watch.Bookmark:
-		obj, err := d.decode(event.Object)
+		obj, err := d.decode(d.format, raw)
 		if err != nil {
 			d.ended(err)
 			return "", nil, err
 		}
-		return event.Type, obj, nil
+		return eventType, obj, nil
 	}
-	err := fmt.Errorf("unknown watch event type %q", event.Type)
+	err = fmt.Errorf("unknown watch event type %q", eventType)
 	d.ended(err)
 	return "", nil, err
 }

@@ -1,0 +1,89 @@
+package gardener
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
+	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// protobufWatchFrame is one event of a protobuf watch stream: its length in
+// four big-endian bytes, then the WatchEvent.
+func protobufWatchFrame(t testing.TB, eventType string, object []byte) []byte {
+	t.Helper()
+	event := metav1.WatchEvent{Type: eventType, Object: runtime.RawExtension{Raw: object}}
+	msg, err := event.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)
+}
+
+// FuzzDecodeProtobuf feeds arbitrary bytes to every protobuf reader: none
+// may panic, and where the generated decoders read a list too, the items
+// must agree with theirs.
+func FuzzDecodeProtobuf(f *testing.F) {
+	rng := rand.New(rand.NewPCG(24, 6))
+	for range 3 {
+		s, b := randomShoot(rng), randomBinding(rng)
+		shoots := protobufListBody(f, rng, "ShootList", randomListMeta(rng), []*gardencorev1beta1.Shoot{&s})
+		f.Add(shoots)
+		f.Add(shoots[:len(shoots)/2])
+		f.Add(protobufListBody(f, rng, "CredentialsBindingList", randomListMeta(rng), []*securityv1alpha1.CredentialsBinding{&b}))
+		msg, err := s.Marshal()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(protobufWatchFrame(f, "ADDED", protobufEnvelope(f, rng, "Shoot", msg)))
+	}
+	f.Add([]byte("k8s\x00"))
+	f.Add([]byte{})
+
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var shoots page[shootItem]
+		if err := decodeProtobufPage[shootItem](bytes.NewReader(body), &shoots); err == nil {
+			var typed gardencorev1beta1.ShootList
+			if msg, err := typedMessage(body); err == nil && typed.Unmarshal(msg) == nil {
+				want := make([]shootItem, 0, len(typed.Items))
+				for i := range typed.Items {
+					want = append(want, shootItemOf(&typed.Items[i]))
+				}
+				if len(shoots.Items) != len(want) || (len(want) > 0 && !reflect.DeepEqual(shoots.Items, want)) ||
+					shoots.Metadata.Continue != typed.Continue || shoots.Metadata.ResourceVersion != typed.ResourceVersion {
+					t.Fatalf("shoots %+v, the generated decoder read %+v", shoots, typed)
+				}
+			}
+		}
+		var bindings page[bindingItem]
+		if err := decodeProtobufPage[bindingItem](bytes.NewReader(body), &bindings); err == nil {
+			var typed securityv1alpha1.CredentialsBindingList
+			if msg, err := typedMessage(body); err == nil && typed.Unmarshal(msg) == nil {
+				want := make([]bindingItem, 0, len(typed.Items))
+				for i := range typed.Items {
+					want = append(want, bindingItemOf(&typed.Items[i]))
+				}
+				if len(bindings.Items) != len(want) || (len(want) > 0 && !reflect.DeepEqual(bindings.Items, want)) {
+					t.Fatalf("bindings %+v, the generated decoder read %+v", bindings.Items, typed.Items)
+				}
+			}
+		}
+		var binding bindingItem
+		_ = decodeObjectIn(formatProtobuf, body, &binding)
+		events := newEventReader(formatProtobuf, bytes.NewReader(body))
+		for {
+			_, object, err := events.next()
+			if err != nil {
+				break
+			}
+			_, _ = decodeShootEvent(formatProtobuf, object)
+			_, _ = decodeBindingEvent(formatProtobuf, object)
+			_, _ = decodeStatus(formatProtobuf, object)
+		}
+	})
+}
