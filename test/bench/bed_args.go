@@ -1,31 +1,33 @@
 package bench
 
+import "github.com/kyma-project/hap-reconciler/test/testbed"
+
 // largeLandscape is the number of shoots from which the test bed's API
-// server is started as APIServerArgs says.
+// servers are started as ServerArgs says.
 const largeLandscape = 50000
 
-// APIServerArgs are the kube-apiserver flags the test bed needs to hold the
-// largest of sizes; none up to L.
+// ServerArgs are the flags both API servers need to hold the largest of
+// sizes, the same for kube-apiserver and gardener-apiserver; none up to L.
 //
-// Beyond 50,000 shoots the API server runs without its watch cache. It
-// serves shoots as a custom resource, so it keeps them as decoded JSON maps,
-// about 100 KB of heap per shoot: 10 GB at XL, more than a benchmark machine
-// can be asked for beside etcd and the rest. What the run and the floor
-// read does not change: on this test bed paged lists are read from etcd
-// either way (etcd 3.4 cannot confirm the cache is current, and continue
-// pages are not served from cache snapshots). What changes is that serve's
-// informers and KEB's "cached" live path read from etcd too.
-//
-// The API server's compaction of etcd is turned off as well: listing
-// 100,000 shoots takes this test bed minutes, and a compaction meanwhile
-// would expire the list's continue token (410 Gone), which the job answers
-// by listing again from the start but the floor cannot. Meanwhile only the
-// API server's own lease updates are written, so etcd's history stays small.
-func APIServerArgs(sizes []Size) []string {
+// Beyond 50,000 shoots neither compacts etcd: listing 100,000 shoots takes
+// the test bed minutes, and a compaction meanwhile would expire the list's
+// continue token (410 Gone), which the job answers by listing again from
+// the start but the floor cannot. Meanwhile only the API servers' own lease
+// updates are written, so etcd's history stays small. Their watch caches
+// stay on, as in production: gardener-apiserver keeps the shoots typed,
+// and kube-apiserver holds no shoot at all.
+func ServerArgs(sizes []Size) []string {
 	for _, s := range sizes {
 		if s.Shoots > largeLandscape {
-			return []string{"--watch-cache=false", "--etcd-compaction-interval=0"}
+			return []string{"--etcd-compaction-interval=0"}
 		}
 	}
 	return nil
+}
+
+// BedOptions start the benchmark's test bed: Gardener's own
+// gardener-apiserver behind kube-apiserver, both with ServerArgs.
+func BedOptions(sizes []Size) []testbed.KubeOption {
+	args := ServerArgs(sizes)
+	return []testbed.KubeOption{testbed.WithGardenerAPIServer(), testbed.WithAPIServerArgs(args...), testbed.WithGardenerAPIServerArgs(args...)}
 }

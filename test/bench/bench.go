@@ -37,8 +37,8 @@ type Options struct {
 	Progress io.Writer
 	// Rewrites is the load of the picks-during-rewrites measurement.
 	Rewrites RewriteLoad
-	// APIServerArgs are the flags the test bed's API server was started
-	// with beside its defaults (see APIServerArgs), for the report.
+	// APIServerArgs are the flags the test bed's API servers were started
+	// with beside its defaults (see ServerArgs), for the report.
 	APIServerArgs []string
 }
 
@@ -103,11 +103,12 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	}
 	start := time.Now()
 	step := max(1, (len(l.Shoots)+len(l.Bindings))/10)
-	if err := landscape.LoadGardener(ctx, bed.Kube.Config(), w.Namespace, l, func(done, total int) {
+	progress := func(done, total int) {
 		if done%step == 0 {
 			say("loaded %d of %d objects", done, total)
 		}
-	}); err != nil {
+	}
+	if err := loadGardener(ctx, bed.Kube, w.Namespace, l, progress); err != nil {
 		return res, err
 	}
 	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
@@ -129,7 +130,8 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	if err := runsAndFloors(ctx, run, bed, w, repeats, &res); err != nil {
 		return res, err
 	}
-	res.Landscape.ServedKBPerShoot = round(float64(res.Floor.Shoots.Bytes)/float64(res.Landscape.Shoots)/1024, 1)
+	// As JSON, comparable with the figures of the custom-resource test bed.
+	res.Landscape.ServedKBPerShoot = round(float64(res.JSONFloor.Shoots.Bytes)/float64(res.Landscape.Shoots)/1024, 1)
 
 	say("measuring serve's watched cycle")
 	if res.Steady, err = measureSteady(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, opts.SteadyCycles); err != nil {
@@ -145,55 +147,83 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	return res, nil
 }
 
-// runsAndFloors measures runs and floors in pairs, one right after the
-// other, so both sides of a pair see the machine alike, and fills in the
-// medians and each pair's figures. Pairs alternate which side goes first
-// (run then floor, then floor then run, ...): what a measurement leaves
-// behind for the next, such as the warm-up run's writes still settling in
-// PostgreSQL, falls on runs and floors alike.
+// runsAndFloors measures runs and floors together, one right after the
+// other, so each side sees the machine alike, and fills in the medians and
+// each pair's figures: a run, the floor in the format the job asks for
+// (protobuf where the server offers it) and the floor in JSON. The order
+// rotates (run first, then the preferred floor first, then the JSON floor
+// first, ...): what a measurement leaves behind for the next, such as the
+// warm-up run's writes still settling in PostgreSQL, falls on each alike.
+// The API servers' CPU time is read around each run.
 func runsAndFloors(ctx context.Context, run *runner, bed *testbed.Bed, w *testbed.World, repeats int, res *SizeResult) error {
 	if _, err := run.run(ctx); err != nil {
 		return fmt.Errorf("warm-up run: %w", err)
 	}
+	pageSize := config.Default().Gardener.PageSize
 	runs := make([]RunFigures, 0, repeats)
 	floors := make([]Floor, 0, repeats)
+	jsonFloors := make([]Floor, 0, repeats)
 	for i := range repeats {
 		var r RunFigures
-		var f Floor
-		takeRun := func() (err error) {
-			r, err = run.run(ctx)
-			return err
+		var f, jf Floor
+		steps := []func() error{
+			func() (err error) {
+				before := serverCPU(bed.Kube.PIDs())
+				if r, err = run.run(ctx); err == nil {
+					r.ServerCPU = serverCPU(bed.Kube.PIDs()) - before
+				}
+				return err
+			},
+			func() (err error) {
+				f, err = measureFloor(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, pageSize, acceptPreferred)
+				return err
+			},
+			func() (err error) {
+				jf, err = measureFloor(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, pageSize, acceptJSON)
+				return err
+			},
 		}
-		takeFloor := func() (err error) {
-			f, err = measureFloor(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, config.Default().Gardener.PageSize)
-			return err
+		for k := range steps {
+			if err := steps[(i+k)%len(steps)](); err != nil {
+				return err
+			}
 		}
-		first, second := takeRun, takeFloor
-		if i%2 == 1 {
-			first, second = takeFloor, takeRun
-		}
-		if err := first(); err != nil {
-			return err
-		}
-		if err := second(); err != nil {
-			return err
-		}
-		runs, floors = append(runs, r), append(floors, f)
+		runs, floors, jsonFloors = append(runs, r), append(floors, f), append(jsonFloors, jf)
 		res.RunWalls, res.FloorWalls = append(res.RunWalls, r.Wall), append(res.FloorWalls, f.Wall)
+		res.JSONFloorWalls = append(res.JSONFloorWalls, jf.Wall)
 		res.Pairs = append(res.Pairs, Pair{
-			RunOverFloor:    ratio(float64(r.Wall), float64(f.Wall)),
-			GatherOverFloor: ratio(float64(r.Phases.Gather), float64(f.Wall)),
+			RunOverFloor:     ratio(float64(r.Wall), float64(f.Wall)),
+			RunOverJSONFloor: ratio(float64(r.Wall), float64(jf.Wall)),
+			GatherOverFloor:  ratio(float64(r.Phases.Gather), float64(f.Wall)),
 		})
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].Wall < runs[j].Wall })
-	sort.Slice(floors, func(i, j int) bool { return floors[i].Wall < floors[j].Wall })
-	res.Run, res.Floor = runs[len(runs)/2], floors[len(floors)/2]
+	res.Run, res.Floor, res.JSONFloor = medianRun(runs), medianFloor(floors), medianFloor(jsonFloors)
 	// A memory limit must allow the highest peak, not the median one.
 	for _, r := range runs {
 		res.Run.MaxRSSMB = max(res.Run.MaxRSSMB, r.MaxRSSMB)
 		res.Run.PeakHeapMB, res.Run.MaxLiveMB = max(res.Run.PeakHeapMB, r.PeakHeapMB), max(res.Run.MaxLiveMB, r.MaxLiveMB)
 	}
 	return nil
+}
+
+func medianRun(runs []RunFigures) RunFigures {
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Wall < runs[j].Wall })
+	return runs[len(runs)/2]
+}
+
+func medianFloor(floors []Floor) Floor {
+	sort.Slice(floors, func(i, j int) bool { return floors[i].Wall < floors[j].Wall })
+	return floors[len(floors)/2]
+}
+
+// loadGardener seeds the landscape into gardener-apiserver's storage when
+// the bed runs it (admission would take hours at XL), else creates it
+// through the API as custom resources.
+func loadGardener(ctx context.Context, kube *testbed.Kube, namespace string, l *landscape.Landscape, progress func(done, total int)) error {
+	if kube.ServesGardenerAPIServer() {
+		return landscape.SeedGardenerAPIServer(ctx, kube, namespace, l, progress)
+	}
+	return landscape.LoadGardener(ctx, kube.Config(), namespace, l, progress)
 }
 
 // describe counts what a landscape holds.

@@ -28,7 +28,7 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build hap-reconciler: %v\n%s", err, out)
 	}
-	bed, err := testbed.StartBed(ctx)
+	bed, err := testbed.StartBed(ctx, BedOptions(nil)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,6 +61,9 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 		"run DB counts":         float64(s.Run.Phases.ReadDatabase),
 		"run write":             float64(s.Run.Phases.Write),
 		"floor wall":            float64(s.Floor.Wall),
+		"JSON floor wall":       float64(s.JSONFloor.Wall),
+		"run over JSON floor":   s.Ratios.RunOverJSONFloor,
+		"servers' CPU":          float64(s.Run.ServerCPU),
 		"floor shoot pages":     float64(s.Floor.Shoots.Pages),
 		"floor count query":     float64(s.Floor.CountQuery),
 		"watched cycle":         float64(s.Steady.Wall),
@@ -91,6 +94,11 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	}
 	if len(r.Targets) == 0 {
 		t.Error("no targets judged")
+	}
+	// gardener-apiserver answers the job's format, protobuf; the JSON floor
+	// asks for JSON and gets it.
+	if shortFormat(s.Floor.Format) != "protobuf" || shortFormat(s.JSONFloor.Format) != "JSON" {
+		t.Errorf("floor formats %q and %q, want protobuf and JSON", s.Floor.Format, s.JSONFloor.Format)
 	}
 
 	var table bytes.Buffer

@@ -8,17 +8,24 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 )
 
 // Floor is the least any job could spend on its inputs: every page of shoots
 // and bindings fetched and thrown away undecoded, and KEB's table scanned by
-// one aggregate, the three at once as a run gathers them.
+// one aggregate, the three at once as a run gathers them. The pages are
+// asked for in one format: the one the job asks for first (protobuf, which
+// gardener-apiserver serves and a kube-apiserver serving the kinds as custom
+// resources answers with JSON), or JSON.
 type Floor struct {
+	// Format is the content type the shoots' pages came in.
+	Format       string  `json:"format"`
 	Wall         Seconds `json:"wallSeconds"`
 	Shoots       Fetch   `json:"shoots"`
 	Bindings     Fetch   `json:"bindings"`
@@ -28,6 +35,7 @@ type Floor struct {
 
 // Fetch is what fetching one kind's pages cost.
 type Fetch struct {
+	Format  string  `json:"format"`
 	Seconds Seconds `json:"seconds"`
 	Pages   int     `json:"pages"`
 	Bytes   int64   `json:"bytes"`
@@ -39,9 +47,16 @@ type Fetch struct {
 const floorCountSQL = `SELECT subscription_secret_name, count(*) FROM instances
 WHERE deleted_at = '0001-01-01 00:00:00+00' GROUP BY 1`
 
+// Accept headers of the floor's two formats: the job's own (protobuf first)
+// and JSON alone.
+const (
+	acceptPreferred = runtime.ContentTypeProtobuf + ", " + runtime.ContentTypeJSON
+	acceptJSON      = runtime.ContentTypeJSON
+)
+
 // measureFloor fetches the namespace's shoots and bindings page by page with
-// plain GETs and runs the aggregate, all three at once.
-func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, pageSize int64) (Floor, error) {
+// plain GETs asking for accept, and runs the aggregate, all three at once.
+func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, pageSize int64, accept string) (Floor, error) {
 	httpClient, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return Floor{}, fmt.Errorf("floor: http client: %w", err)
@@ -61,11 +76,11 @@ func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	g, gctx := errgroup.WithContext(ctx)
 	start := time.Now()
 	g.Go(func() (err error) {
-		f.Shoots, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/core.gardener.cloud/v1beta1/namespaces/"+namespace+"/shoots", pageSize)
+		f.Shoots, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/core.gardener.cloud/v1beta1/namespaces/"+namespace+"/shoots", pageSize, accept)
 		return err
 	})
 	g.Go(func() (err error) {
-		f.Bindings, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/security.gardener.cloud/v1alpha1/namespaces/"+namespace+"/credentialsbindings", pageSize)
+		f.Bindings, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/security.gardener.cloud/v1alpha1/namespaces/"+namespace+"/credentialsbindings", pageSize, accept)
 		return err
 	})
 	g.Go(func() error {
@@ -88,12 +103,13 @@ func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 		return Floor{}, err
 	}
 	f.Wall = since(start)
+	f.Format = f.Shoots.Format
 	return f, nil
 }
 
 // fetchPages GETs every page of a list and keeps nothing but the continue
 // token: the cost of moving the bytes, with no decoding on this side.
-func fetchPages(ctx context.Context, client *http.Client, host, path string, pageSize int64) (Fetch, error) {
+func fetchPages(ctx context.Context, client *http.Client, host, path string, pageSize int64, accept string) (Fetch, error) {
 	var f Fetch
 	var body bytes.Buffer
 	start := time.Now()
@@ -107,7 +123,8 @@ func fetchPages(ctx context.Context, client *http.Client, host, path string, pag
 		if err != nil {
 			return f, err
 		}
-		req.Header.Set("Accept", "application/json")
+		// Go's transport asks for gzip and unpacks it, as client-go's does.
+		req.Header.Set("Accept", accept)
 		resp, err := client.Do(req)
 		if err != nil {
 			return f, fmt.Errorf("floor: GET %s: %w", path, err)
@@ -123,7 +140,8 @@ func fetchPages(ctx context.Context, client *http.Client, host, path string, pag
 		}
 		f.Pages++
 		f.Bytes += int64(body.Len())
-		token, err = continueToken(body.Bytes())
+		f.Format = resp.Header.Get("Content-Type")
+		token, err = continueToken(f.Format, body.Bytes())
 		if err != nil {
 			return f, fmt.Errorf("floor: %s page %d: %w", path, f.Pages, err)
 		}
@@ -134,23 +152,38 @@ func fetchPages(ctx context.Context, client *http.Client, host, path string, pag
 	}
 }
 
-// continueToken finds the list's continue token without decoding the page.
-// The API server writes a custom resource list's members in key order, so
-// the list's own metadata comes last, after every item; a token holds only
-// URL-safe base64, so it needs no unescaping.
-func continueToken(page []byte) (string, error) {
-	tail := page[max(0, len(page)-4096):]
-	meta := bytes.LastIndex(tail, []byte(`"metadata":{`))
-	if meta < 0 {
-		return "", errors.New("no list metadata at the end of the page")
+// continueToken finds the list's continue token without decoding the page's
+// items, in either format.
+func continueToken(contentType string, page []byte) (string, error) {
+	if strings.HasPrefix(contentType, runtime.ContentTypeProtobuf) {
+		return protobufContinue(page)
 	}
-	tail = tail[meta:]
+	return jsonContinue(page)
+}
+
+// jsonContinue finds the token in a JSON list. gardener-apiserver writes the
+// list's metadata before its items; kube-apiserver writes a custom
+// resource list's members in key order, the metadata after every item. A
+// token holds only URL-safe base64, so it needs no unescaping.
+func jsonContinue(page []byte) (string, error) {
+	meta := page[:min(len(page), 4096)]
+	if i := bytes.Index(meta, []byte(`"items":`)); i >= 0 {
+		meta = meta[:i]
+	}
+	at := bytes.Index(meta, []byte(`"metadata":{`))
+	if at < 0 {
+		meta = page[max(0, len(page)-4096):]
+		if at = bytes.LastIndex(meta, []byte(`"metadata":{`)); at < 0 {
+			return "", errors.New("no list metadata in the page")
+		}
+	}
+	meta = meta[at:]
 	const key = `"continue":"`
-	i := bytes.Index(tail, []byte(key))
+	i := bytes.Index(meta, []byte(key))
 	if i < 0 {
 		return "", nil
 	}
-	rest := tail[i+len(key):]
+	rest := meta[i+len(key):]
 	end := bytes.IndexByte(rest, '"')
 	if end < 0 {
 		return "", errors.New("unterminated continue token")

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"google.golang.org/protobuf/encoding/protowire"
 	"slices"
 	"strings"
 	"testing"
@@ -42,19 +43,64 @@ func TestParsePhasesNeedsTheGatheredLine(t *testing.T) {
 	}
 }
 
-func TestContinueTokenIsReadFromTheListMetadataAtThePageEnd(t *testing.T) {
-	page := `{"apiVersion":"v1","items":[{"metadata":{"name":"a","continue":"not-this"}}],"kind":"ShootList",` +
-		`"metadata":{"continue":"eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ","resourceVersion":"42"}}`
-	if got, err := continueToken([]byte(page)); err != nil || got != "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ" {
-		t.Fatalf("continueToken = %q, %v", got, err)
+func TestContinueTokenIsReadFromTheListMetadataInEitherFormat(t *testing.T) {
+	const token = "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"
+	for name, page := range map[string]string{
+		// kube-apiserver, a custom resource list: members in key order.
+		"metadata last": `{"apiVersion":"v1","items":[{"metadata":{"name":"a","continue":"not-this"}}],"kind":"ShootList",` +
+			`"metadata":{"continue":"` + token + `","resourceVersion":"42"}}`,
+		// gardener-apiserver: the list's metadata before its items.
+		"metadata first": `{"kind":"ShootList","apiVersion":"core.gardener.cloud/v1beta1","metadata":{"resourceVersion":"42","continue":"` + token + `"},` +
+			`"items":[{"metadata":{"name":"a","continue":"not-this"}}]}`,
+	} {
+		if got, err := continueToken("application/json", []byte(page)); err != nil || got != token {
+			t.Errorf("%s: continueToken = %q, %v", name, got, err)
+		}
 	}
 	last := `{"apiVersion":"v1","items":[],"kind":"ShootList","metadata":{"resourceVersion":"42"}}`
-	if got, err := continueToken([]byte(last)); err != nil || got != "" {
+	if got, err := continueToken("application/json", []byte(last)); err != nil || got != "" {
 		t.Fatalf("continueToken of the last page = %q, %v", got, err)
 	}
-	if _, err := continueToken([]byte(`{"items":[]}`)); err == nil {
+	if _, err := continueToken("application/json", []byte(`{"items":[]}`)); err == nil {
 		t.Fatal("a page without list metadata was accepted")
 	}
+
+	for _, want := range []string{token, ""} {
+		page := protobufList(want)
+		if got, err := continueToken("application/vnd.kubernetes.protobuf", page); err != nil || got != want {
+			t.Errorf("protobuf: continueToken = %q, %v; want %q", got, err, want)
+		}
+	}
+	if _, err := continueToken("application/vnd.kubernetes.protobuf", []byte(`{"items":[]}`)); err == nil {
+		t.Fatal("a JSON body was read as protobuf")
+	}
+}
+
+// protobufList is a list body as the API server writes it in protobuf: the
+// magic prefix, then runtime.Unknown{typeMeta: 1, raw: 2} around the list,
+// whose metadata (ListMeta{resourceVersion: 2, continue: 3}) is field 1 and
+// items field 2.
+func protobufList(token string) []byte {
+	var meta []byte
+	meta = protowire.AppendTag(meta, 2, protowire.BytesType)
+	meta = protowire.AppendString(meta, "42")
+	if token != "" {
+		meta = protowire.AppendTag(meta, 3, protowire.BytesType)
+		meta = protowire.AppendString(meta, token)
+	}
+	var list []byte
+	list = protowire.AppendTag(list, 1, protowire.BytesType)
+	list = protowire.AppendBytes(list, meta)
+	list = protowire.AppendTag(list, 2, protowire.BytesType)
+	list = protowire.AppendBytes(list, []byte("an item the floor never reads"))
+	var typeMeta []byte
+	typeMeta = protowire.AppendTag(typeMeta, 1, protowire.BytesType)
+	typeMeta = protowire.AppendString(typeMeta, "core.gardener.cloud/v1beta1")
+	body := []byte("k8s\x00")
+	body = protowire.AppendTag(body, 1, protowire.BytesType)
+	body = protowire.AppendBytes(body, typeMeta)
+	body = protowire.AppendTag(body, 2, protowire.BytesType)
+	return protowire.AppendBytes(body, list)
 }
 
 func TestParseSizes(t *testing.T) {
@@ -94,21 +140,21 @@ func TestRepeatsPerSize(t *testing.T) {
 
 // The test bed keeps its defaults up to L; XL, with or beside smaller
 // sizes, starts it without the watch cache and without compaction.
-func TestAPIServerArgsChangeOnlyForTheLargeLandscape(t *testing.T) {
+func TestServerArgsChangeOnlyForTheLargeLandscape(t *testing.T) {
 	small, err := ParseSizes("S,M,L,200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if args := APIServerArgs(small); len(args) != 0 {
-		t.Errorf("S, M, L start the API server with %v, want its defaults", args)
+	if args := ServerArgs(small); len(args) != 0 {
+		t.Errorf("S, M, L start the API servers with %v, want their defaults", args)
 	}
 	withXL, err := ParseSizes("S,XL")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"--watch-cache=false", "--etcd-compaction-interval=0"}
-	if args := APIServerArgs(withXL); !slices.Equal(args, want) {
-		t.Errorf("S and XL start the API server with %v, want %v", args, want)
+	want := []string{"--etcd-compaction-interval=0"}
+	if args := ServerArgs(withXL); !slices.Equal(args, want) {
+		t.Errorf("S and XL start the API servers with %v, want %v", args, want)
 	}
 }
 

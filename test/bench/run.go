@@ -30,6 +30,9 @@ type RunFigures struct {
 	PeakHeapMB int    `json:"peakHeapMB"`
 	MaxLiveMB  int    `json:"maxLiveHeapMB"`
 	Phases     Phases `json:"phases"`
+	// ServerCPU is the CPU time etcd and the API servers spent while the
+	// run went on: the serving side of its reads and writes.
+	ServerCPU Seconds `json:"serverCPUSeconds"`
 }
 
 // clusterLimit is the clusters per binding both the job and KEB's live path

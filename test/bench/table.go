@@ -15,8 +15,7 @@ func PrintTable(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "Settings: %d picks per path, median of %d runs (XL: 3, see pairs) and %d watched cycles, page size %d, seed %d\n\n",
 		r.Settings.Picks, r.Settings.Repeats, r.Settings.SteadyCycles, r.Settings.PageSize, r.Settings.Seed)
 	if args := r.Settings.APIServerArgs; len(args) > 0 {
-		// Without the watch cache KEB's "cached" list is read from etcd too.
-		fmt.Fprintf(w, "API server started with %s\n", strings.Join(args, " "))
+		fmt.Fprintf(w, "kube-apiserver and gardener-apiserver started with %s\n", strings.Join(args, " "))
 	}
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -39,11 +38,18 @@ func PrintTable(w io.Writer, r *Report) error {
 		row(s.Size.Name, l.Shoots, l.Bindings, l.GlobalAccounts, l.InstanceRows, l.ActiveInstances, f1(l.ServedKBPerShoot), f1(float64(l.LoadSeconds)))
 	}
 
-	section("Full run (child process, all jobs, release dry-run) against the floor")
-	row("size", "run s", "CPU s", "peak RSS MB", "peak heap MB", "max live MB", "floor s", "run/floor", "gather/floor", "pairs", "each pair's run/floor", "ms per 1000 shoots")
+	section("Full run (child process, all jobs, release dry-run) against the floor (pages in the job's format) and the JSON floor")
+	row("size", "format", "run s", "CPU s", "peak RSS MB", "peak heap MB", "max live MB", "floor s", "JSON floor s", "run/floor", "run/JSON floor", "gather/floor", "pairs", "each pair's run/floor", "ms per 1000 shoots")
 	for _, s := range r.Sizes {
-		row(s.Size.Name, f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), s.Run.PeakHeapMB, s.Run.MaxLiveMB, f2(float64(s.Floor.Wall)),
-			f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.GatherOverFloor)+"x", len(s.Pairs), pairRatios(s.Pairs), f0(s.Ratios.RunMillisPer1000Shoots))
+		row(s.Size.Name, shortFormat(s.Floor.Format), f2(float64(s.Run.Wall)), f2(float64(s.Run.CPU)), f0(s.Run.MaxRSSMB), s.Run.PeakHeapMB, s.Run.MaxLiveMB,
+			f2(float64(s.Floor.Wall)), f2(float64(s.JSONFloor.Wall)), f2(s.Ratios.RunOverFloor)+"x", f2(s.Ratios.RunOverJSONFloor)+"x",
+			f2(s.Ratios.GatherOverFloor)+"x", len(s.Pairs), pairRatios(s.Pairs), f0(s.Ratios.RunMillisPer1000Shoots))
+	}
+
+	section("CPU per 1000 shoots, ms: the job's run, and etcd and the API servers serving it")
+	row("size", "job", "servers", "floor shoot bytes", "JSON floor shoot bytes")
+	for _, s := range r.Sizes {
+		row(s.Size.Name, f0(s.Ratios.RunCPUMillisPer1000Shoots), f0(s.Ratios.ServerCPUMillisPer1000Shoots), s.Floor.Shoots.Bytes, s.JSONFloor.Shoots.Bytes)
 	}
 
 	section("Run phases, seconds (the three reads overlap; floor parts for comparison)")
@@ -107,6 +113,17 @@ func PrintTable(w io.Writer, r *Report) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.What, t.Want, t.Got, verdict)
 	}
 	return tw.Flush()
+}
+
+// shortFormat names a content type in a table cell.
+func shortFormat(contentType string) string {
+	switch {
+	case strings.Contains(contentType, "protobuf"):
+		return "protobuf"
+	case strings.Contains(contentType, "json"):
+		return "JSON"
+	}
+	return "-"
 }
 
 // pairRatios lists each pair's run/floor in the order measured.

@@ -70,10 +70,10 @@ func run() error {
 		return err
 	}
 
-	fmt.Fprintln(os.Stderr, "starting the test bed (etcd, kube-apiserver, PostgreSQL)")
+	fmt.Fprintln(os.Stderr, "starting the test bed (etcd, kube-apiserver, gardener-apiserver, PostgreSQL)")
 	startCtx, cancel := context.WithTimeout(ctx, 20*time.Minute)
-	bedArgs := bench.APIServerArgs(parsed)
-	bed, err := testbed.StartBed(startCtx, testbed.WithAPIServerArgs(bedArgs...))
+	bedArgs := bench.ServerArgs(parsed)
+	bed, err := testbed.StartBed(startCtx, bench.BedOptions(parsed)...)
 	cancel()
 	if err != nil {
 		return err
