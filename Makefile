@@ -50,9 +50,10 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 BENCH_SIZES ?= S,M,L
 BENCH_PICKS ?= 10000
 
-bench: build ## measure run against its floor, KEB's live pick against the one-query read, and serve's watched cycle (BENCH_SIZES=S for a quick look, BENCH_SIZES=XL for 100,000 shoots)
+bench: build ## on the real gardener-apiserver, measure run against its floor (protobuf and JSON), KEB's live pick against the one-query read, and serve's watched cycle (BENCH_SIZES=S for a quick look, BENCH_SIZES=XL for 100,000 shoots)
 	bash hack/ensure-tools.sh
 	bash hack/build-kube-apiserver.sh >/dev/null
+	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) run ./test/bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
 
 vet: ## go vet
