@@ -11,10 +11,11 @@ const largeLandscape = 50000
 // serves shoots as a custom resource, so it keeps them as decoded JSON maps,
 // about 100 KB of heap per shoot: 10 GB at XL, more than a benchmark machine
 // can be asked for beside etcd and the rest. What the run and the floor
-// read does not change: on this test bed paged lists are read from etcd
-// either way (etcd 3.4 cannot confirm the cache is current, and continue
-// pages are not served from cache snapshots). What changes is that serve's
-// informers and KEB's "cached" live path read from etcd too.
+// read barely changes: with the cache, only a list's first page comes from
+// it (etcd 3.5 lets the API server confirm the cache is current), and its
+// continue pages come from etcd, as the test bed serves none from cache
+// snapshots. What changes is that serve's informers and KEB's live paths
+// read from etcd too.
 //
 // The API server's compaction of etcd is turned off as well: listing
 // 100,000 shoots takes this test bed minutes, and a compaction meanwhile
