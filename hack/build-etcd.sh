@@ -28,7 +28,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$cache"
 
-echo "building etcd $version from source (first run only, about 2 minutes on 2 cores)..." >&2
+echo "building etcd $version from source (first run only, about 80 s of CPU time)..." >&2
 cd "$work"
 go mod init hap-reconciler/etcd-build >/dev/null 2>&1
 cat > main.go <<'GO'

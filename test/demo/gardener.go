@@ -105,7 +105,7 @@ func findUp(rel string) (string, bool) {
 func startAPI(ctx context.Context, n narrator, c *cleanups, l *landscape.Landscape, getenv func(string) string) (gardenerSource, error) {
 	n.step("Starting a Gardener API: etcd, kube-apiserver and Gardener's own gardener-apiserver serving Shoots and CredentialsBindings")
 	if _, cached := binary(getenv, "HAP_ETCD", "build-etcd.sh"); !cached {
-		n.note("building etcd 3.5 from source first (once per machine, about 2 minutes on 2 cores)")
+		n.note("building etcd 3.5 from source first (once per machine, about 80 s of CPU time)")
 	}
 	if _, cached := binary(getenv, "HAP_KUBE_APISERVER", "build-kube-apiserver.sh"); !cached {
 		n.note("building kube-apiserver from source first (once per machine, about 6 minutes on 2 cores)")
