@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build test vet testbed-tools kube-apiserver gardener-apiserver helm clean reliability fuzz demo bench
+.PHONY: help build test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -31,6 +31,7 @@ FUZZTIME ?= 30s
 
 reliability: ## race trials under faults (TRIALS=1000, about 8 s each on 2 cores) and SIGKILL (CRASHES=50) trials on the real test bed; a failure prints its seed
 	bash hack/ensure-tools.sh
+	bash hack/build-etcd.sh >/dev/null
 	bash hack/build-kube-apiserver.sh >/dev/null
 	$(GO) test -count=1 -timeout 600m -run 'TestRacesUnderFaults|TestKilledRunsLeaveNothingHalfDone' -v ./test/reliability/ \
 		-args -reliability.trials=$(TRIALS) -reliability.crashes=$(CRASHES)
@@ -52,6 +53,7 @@ BENCH_PICKS ?= 10000
 
 bench: build ## on the real gardener-apiserver, measure run against its floor (protobuf and JSON), KEB's live pick against the one-query read, and serve's watched cycle (BENCH_SIZES=S for a quick look, BENCH_SIZES=XL for 100,000 shoots)
 	bash hack/ensure-tools.sh
+	bash hack/build-etcd.sh >/dev/null
 	bash hack/build-kube-apiserver.sh >/dev/null
 	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) run ./test/bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
@@ -59,8 +61,11 @@ bench: build ## on the real gardener-apiserver, measure run against its floor (p
 vet: ## go vet
 	$(GO) vet ./...
 
-testbed-tools: ## install etcd, PostgreSQL, promtool and Pushgateway from Debian when missing
+testbed-tools: ## install PostgreSQL, promtool and Pushgateway from Debian when missing
 	bash hack/ensure-tools.sh
+
+etcd: ## build and cache etcd 3.5 (the module graph's version) for the test bed
+	bash hack/build-etcd.sh
 
 kube-apiserver: ## build and cache kube-apiserver for the test bed
 	bash hack/build-kube-apiserver.sh

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, what the test bed runs when it is missing:
-# etcd, PostgreSQL 15's server binaries and promtool.
+# PostgreSQL 15's server binaries, promtool and Pushgateway. etcd is not among
+# them: Debian's is 3.4, and hack/build-etcd.sh builds 3.5 instead.
 set -euo pipefail
 
 missing=()
-command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
-command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 [[ -x /usr/lib/postgresql/15/bin/initdb ]] || missing+=(postgresql-15)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v prometheus-pushgateway >/dev/null 2>&1 || [[ -x /usr/bin/prometheus-pushgateway ]] || missing+=(prometheus-pushgateway)

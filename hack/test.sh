@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The project's test command: prepares the real test bed's parts (etcd,
-# PostgreSQL, promtool, kube-apiserver, gardener-apiserver and helm built from
-# source and cached outside the repository), then checks formatting, vets and
-# runs every test, integration tests included.
+# The project's test command: prepares the real test bed's parts (PostgreSQL
+# and promtool from Debian; etcd, kube-apiserver, gardener-apiserver and helm
+# built from source and cached outside the repository), then checks
+# formatting, vets and runs every test, integration tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash hack/ensure-tools.sh
+echo "==> etcd"
+bash hack/build-etcd.sh >/dev/null
 echo "==> kube-apiserver"
 bash hack/build-kube-apiserver.sh >/dev/null
 echo "==> gardener-apiserver"

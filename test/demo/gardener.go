@@ -100,10 +100,13 @@ func findUp(rel string) (string, bool) {
 }
 
 // startAPI starts etcd, kube-apiserver and gardener-apiserver (building
-// the two API servers first when the machine has none) and seeds the
+// each first when the machine has none) and seeds the
 // landscape into a new namespace through Gardener's admission.
 func startAPI(ctx context.Context, n narrator, c *cleanups, l *landscape.Landscape, getenv func(string) string) (gardenerSource, error) {
 	n.step("Starting a Gardener API: etcd, kube-apiserver and Gardener's own gardener-apiserver serving Shoots and CredentialsBindings")
+	if _, cached := binary(getenv, "HAP_ETCD", "build-etcd.sh"); !cached {
+		n.note("building etcd 3.5 from source first (once per machine, about 80 s of CPU time)")
+	}
 	if _, cached := binary(getenv, "HAP_KUBE_APISERVER", "build-kube-apiserver.sh"); !cached {
 		n.note("building kube-apiserver from source first (once per machine, about 6 minutes on 2 cores)")
 	}

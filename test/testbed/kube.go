@@ -84,7 +84,7 @@ func WithGardenerAPIServerArgs(args ...string) KubeOption {
 }
 
 // StartKube starts etcd and kube-apiserver in a new temporary directory,
-// installing etcd and building kube-apiserver first when they are missing.
+// building either first when it is missing.
 // ctx bounds the start only; the servers run until Stop. On failure nothing
 // is left running and the error carries the tail of the failing server's log.
 func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
@@ -92,7 +92,7 @@ func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	etcdBin, err := ensureBinary(ctx, "etcd", "etcd-server")
+	etcdBin, err := etcdBinary(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -21,21 +21,8 @@ const kubeAPIServerEnv = "HAP_KUBE_APISERVER"
 // gardenerAPIServerEnv does the same for gardener-apiserver.
 const gardenerAPIServerEnv = "HAP_GARDENER_APISERVER"
 
-// ensureBinary returns the path of bin, installing the Debian package pkg when
-// it is missing: CI may run on a fresh machine.
-func ensureBinary(ctx context.Context, bin, pkg string) (string, error) {
-	if path, err := exec.LookPath(bin); err == nil {
-		return path, nil
-	}
-	if err := aptInstall(ctx, pkg); err != nil {
-		return "", fmt.Errorf("%s is missing and could not be installed: %w", bin, err)
-	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		return "", fmt.Errorf("%s still missing after installing package %s: %w", bin, pkg, err)
-	}
-	return path, nil
-}
+// etcdEnv does the same for etcd.
+const etcdEnv = "HAP_ETCD"
 
 // aptInstall installs one Debian package, refreshing the package lists once
 // when the first attempt fails (a fresh machine has stale or no lists).
@@ -64,6 +51,14 @@ func runQuiet(ctx context.Context, name string, args ...string) error {
 // by the repository's build script on first use.
 func kubeAPIServerBinary(ctx context.Context) (string, error) {
 	return builtBinary(ctx, kubeAPIServerEnv, "build-kube-apiserver.sh")
+}
+
+// etcdBinary returns an etcd of the version the module graph resolves (3.5,
+// as production Gardener runs), built and cached the same way. Debian's etcd
+// is 3.4, which lacks RequestWatchProgress, so the API servers could never
+// serve a consistent list from their watch cache.
+func etcdBinary(ctx context.Context) (string, error) {
+	return builtBinary(ctx, etcdEnv, "build-etcd.sh")
 }
 
 // gardenerAPIServerBinary returns a gardener-apiserver of the gardener

@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// etcdQuotaBytes is the test bed's etcd backend quota. etcd 3.4's default of
+// etcdQuotaBytes is the test bed's etcd backend quota. etcd's default of
 // 2 GiB is too small for the benchmark's 100,000-shoot landscape (about
 // 24 KB per shoot as stored, plus the history of deleted ones); past the
 // quota etcd raises a NOSPACE alarm and refuses every write. The quota is a
@@ -21,12 +21,14 @@ import (
 const etcdQuotaBytes = 8 << 30
 
 // etcdSnapshotCount is how many raft entries etcd keeps in memory before it
-// snapshots and drops them. etcd 3.4's default of 100,000 would hold up to
+// snapshots and drops them. etcd's default of 100,000 would hold up to
 // 100,000 whole objects in etcd's memory while a large landscape loads; the
 // test bed needs no long raft log, having no peers to catch up.
 const etcdSnapshotCount = 10000
 
-// etcdArgs is etcd's command line: one member, data under dataDir.
+// etcdArgs is etcd's command line: one member, data under dataDir. etcd 3.5
+// takes the flags 3.4 took; its v2 API is off by default, so there is no
+// --enable-v2 to turn off.
 func etcdArgs(dataDir, clientURL, peerURL string) []string {
 	return []string{
 		"--name=testbed",
