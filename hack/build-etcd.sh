@@ -11,26 +11,13 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/hack/lib/go-tool.sh"
 version="${ETCD_VERSION:-$(cd "$root" && go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3)}"
-cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
-bin="$cache/etcd-$version"
-
-if [[ -x "$bin" ]]; then
-  echo "$bin"
-  exit 0
-fi
-# --cached only asks: exit 1, building nothing, when the binary is not there.
-if [[ "${1:-}" == "--cached" ]]; then
-  exit 1
-fi
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache"
+bin="$tool_cache/etcd-$version"
+use_cached "$bin" "$@"
 
 echo "building etcd $version from source (first run only, about 80 s of CPU time)..." >&2
-cd "$work"
-go mod init hap-reconciler/etcd-build >/dev/null 2>&1
+enter_build_module etcd
 cat > main.go <<'GO'
 // Command etcd is etcd's server, as etcd's own main starts it.
 package main
@@ -46,6 +33,4 @@ GO
 GOFLAGS=-mod=mod go get "go.etcd.io/etcd/server/v3@$version" >&2
 echo "compiling etcd..." >&2
 GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin.tmp" . >&2
-mv "$bin.tmp" "$bin"
-echo "etcd cached at $bin" >&2
-echo "$bin"
+install_built "$bin" etcd

@@ -13,29 +13,14 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+source "$root/hack/lib/go-tool.sh"
 version="${GARDENER_APISERVER_VERSION:-$(cd "$root" && go list -m -f '{{.Version}}' github.com/gardener/gardener)}"
-cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
-bin="$cache/gardener-apiserver-$version"
-
-if [[ -x "$bin" ]]; then
-  echo "$bin"
-  exit 0
-fi
-# --cached only asks: exit 1, building nothing, when the binary is not there.
-if [[ "${1:-}" == "--cached" ]]; then
-  exit 1
-fi
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache"
+bin="$tool_cache/gardener-apiserver-$version"
+use_cached "$bin" "$@"
 
 echo "building gardener-apiserver $version from source (first run only, about 5 minutes on 2 cores)..." >&2
-cd "$work"
-go mod init hap-reconciler/gardener-apiserver-build >/dev/null 2>&1
+enter_build_module gardener-apiserver
 GOFLAGS=-mod=mod go get "github.com/gardener/gardener/cmd/gardener-apiserver@$version" >&2
 echo "compiling gardener-apiserver..." >&2
 GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin.tmp" github.com/gardener/gardener/cmd/gardener-apiserver >&2
-mv "$bin.tmp" "$bin"
-echo "gardener-apiserver cached at $bin" >&2
-echo "$bin"
+install_built "$bin" gardener-apiserver

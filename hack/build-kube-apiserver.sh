@@ -9,30 +9,17 @@
 # v0.Y.Z release instead.
 set -euo pipefail
 
+source "$(dirname "$0")/lib/go-tool.sh"
 version="${KUBE_APISERVER_VERSION:-v1.34.4}"
-cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
 # "-v": the binary reports its version (see the ldflags below); an older
 # cached build without it answered /version with v0.0.0-master, which Helm
 # charts with a kubeVersion refuse.
-bin="$cache/kube-apiserver-$version-v"
-
-if [[ -x "$bin" ]]; then
-  echo "$bin"
-  exit 0
-fi
-# --cached only asks: exit 1, building nothing, when the binary is not there.
-if [[ "${1:-}" == "--cached" ]]; then
-  exit 1
-fi
+bin="$tool_cache/kube-apiserver-$version-v"
+use_cached "$bin" "$@"
 
 staging_version="v0.${version#v1.}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache"
-
 echo "building kube-apiserver $version from source (first run only, about 6 minutes on 2 cores)..." >&2
-cd "$work"
-go mod init hap-reconciler/kube-apiserver-build >/dev/null 2>&1
+enter_build_module kube-apiserver
 gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
 {
   echo "require k8s.io/kubernetes $version"
@@ -49,6 +36,4 @@ minor="${minor%%.*}"
 stamp="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
 stamp="$stamp -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $stamp" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
-mv "$bin.tmp" "$bin"
-echo "kube-apiserver cached at $bin" >&2
-echo "$bin"
+install_built "$bin" kube-apiserver

@@ -11,23 +11,13 @@ if path="$(command -v helm)"; then
   exit 0
 fi
 
+source "$(dirname "$0")/lib/go-tool.sh"
 version="${HELM_VERSION:-v3.22.0}"
-cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
-bin="$cache/helm-$version"
-if [[ -x "$bin" ]]; then
-  echo "$bin"
-  exit 0
-fi
-if [[ "${1:-}" == "--cached" ]]; then
-  exit 1
-fi
+bin="$tool_cache/helm-$version"
+use_cached "$bin" "$@"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache"
 echo "building helm $version from helm.sh/helm/v3 (first run only, a few minutes on 2 cores)..." >&2
-cd "$work"
-go mod init hap-reconciler/helm-build >/dev/null 2>&1
+enter_build_module helm
 echo 'package main' > tools.go
 echo 'import _ "helm.sh/helm/v3/cmd/helm"' >> tools.go
 go get "helm.sh/helm/v3@$version" >&2
@@ -35,6 +25,4 @@ GOFLAGS=-mod=mod go mod tidy >&2
 CGO_ENABLED=0 go build -trimpath \
   -ldflags="-s -w -X helm.sh/helm/v3/internal/version.version=$version" \
   -o "$bin.tmp" helm.sh/helm/v3/cmd/helm >&2
-mv "$bin.tmp" "$bin"
-echo "helm cached at $bin" >&2
-echo "$bin"
+install_built "$bin" helm

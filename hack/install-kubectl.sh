@@ -11,20 +11,13 @@ if path="$(command -v kubectl)"; then
   exit 0
 fi
 
+source "$(dirname "$0")/lib/go-tool.sh"
 version="${KUBECTL_VERSION:-v0.34.4}" # k8s.io/kubectl tag matching kube-apiserver v1.34
-cache="${HAP_TESTBED_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hap-reconciler}"
-bin="$cache/kubectl-$version"
-if [[ -x "$bin" ]]; then
-  echo "$bin"
-  exit 0
-fi
+bin="$tool_cache/kubectl-$version"
+use_cached "$bin"
 
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$cache"
 echo "building kubectl from k8s.io/kubectl $version (first run only, a few minutes)..." >&2
-cd "$work"
-go mod init hap-reconciler/kubectl-build >/dev/null 2>&1
+enter_build_module kubectl
 # The same entry point as Kubernetes' cmd/kubectl, which lives in a module
 # that cannot be required directly.
 cat > main.go <<'GO'
@@ -49,6 +42,4 @@ GO
 go get "k8s.io/kubectl@$version" >&2
 GOFLAGS=-mod=mod go mod tidy >&2
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin.tmp" . >&2
-mv "$bin.tmp" "$bin"
-echo "kubectl cached at $bin" >&2
-echo "$bin"
+install_built "$bin" kubectl
