@@ -23,14 +23,6 @@ import (
 // shoots, security.gardener.cloud/v1alpha1 for credentials bindings.
 const gardenerStoragePrefix = "/registry-gardener/"
 
-// How many objects one etcd transaction writes: below etcd's defaults of
-// 128 operations and 1.5 MiB per request (a binding is about 1 KB, a
-// production-sized shoot about 20 KB).
-const (
-	seedBatch      = 100
-	seedShootBatch = 40
-)
-
 // SeedGardenerAPIServer writes l into namespace on the real
 // gardener-apiserver by putting each object straight into its etcd storage,
 // as a restored etcd backup holds them: no admission, no request per object.
@@ -62,18 +54,17 @@ func SeedGardenerAPIServer(ctx context.Context, kube *testbed.Kube, namespace st
 		return fmt.Errorf("seed landscape: connect to etcd: %w", err)
 	}
 	defer etcd.Close()
-	s := seeder{etcd: etcd, namespace: namespace, created: metav1.Now(), progress: progress, total: len(l.Bindings) + len(l.Shoots)}
-	for i := 0; i < len(l.Bindings); i += seedBatch {
-		if err := put(ctx, &s, l.Bindings[i:min(i+seedBatch, len(l.Bindings))], s.binding); err != nil {
-			return err
+	s := seeder{etcd: etcd, namespace: namespace, created: metav1.Now()}
+	bindings := len(l.Bindings)
+	// One put per object, each at a revision of its own: the API servers'
+	// watch caches take one event per revision, and would keep only the
+	// first object of a transaction that wrote several.
+	return runParallel(ctx, bindings+len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
+		if i < bindings {
+			return put(ctx, s.etcd, l.Bindings[i], s.binding)
 		}
-	}
-	for i := 0; i < len(l.Shoots); i += seedShootBatch {
-		if err := put(ctx, &s, l.Shoots[i:min(i+seedShootBatch, len(l.Shoots))], s.shoot); err != nil {
-			return err
-		}
-	}
-	return nil
+		return put(ctx, s.etcd, l.Shoots[i-bindings], s.shoot)
+	}, progress)
 }
 
 // seeder writes objects of one namespace into gardener-apiserver's storage.
@@ -81,27 +72,16 @@ type seeder struct {
 	etcd      *clientv3.Client
 	namespace string
 	created   metav1.Time
-	progress  func(done, total int)
-	done      int
-	total     int
 }
 
-// put stores objs in one transaction, each as encode makes it.
-func put[T any](ctx context.Context, s *seeder, objs []T, encode func(T) (key string, value []byte, err error)) error {
-	ops := make([]clientv3.Op, 0, len(objs))
-	for _, o := range objs {
-		key, value, err := encode(o)
-		if err != nil {
-			return fmt.Errorf("seed landscape: %w", err)
-		}
-		ops = append(ops, clientv3.OpPut(key, string(value)))
+// put stores obj as encode makes it.
+func put[T any](ctx context.Context, etcd *clientv3.Client, obj T, encode func(T) (key string, value []byte, err error)) error {
+	key, value, err := encode(obj)
+	if err != nil {
+		return err
 	}
-	if _, err := s.etcd.Txn(ctx).Then(ops...).Commit(); err != nil {
-		return fmt.Errorf("seed landscape: write %d objects to etcd: %w", len(ops), err)
-	}
-	s.done += len(objs)
-	if s.progress != nil {
-		s.progress(s.done, s.total)
+	if _, err := etcd.Put(ctx, key, string(value)); err != nil {
+		return fmt.Errorf("write %s to etcd: %w", key, err)
 	}
 	return nil
 }
