@@ -46,9 +46,13 @@ type apiProxy struct {
 	// pod is the binary job, for the aimed kill.
 	pod *binaryPod
 
-	mu         sync.Mutex
-	armed      string // a connection fault for the next request, "" for none
-	aimed      string // a fault for the next release, "" for none
+	mu    sync.Mutex
+	armed string // a connection fault for the next request, "" for none
+	aimed string // a fault for the next release, "" for none
+	// aimedLeft counts aimed faults taken and not yet done: disarm waits
+	// for them, so a PostgreSQL restart the proxy began has ended before
+	// the trial checks the world.
+	aimedLeft  sync.WaitGroup
 	fired      map[string]int
 	landed     map[string][]string // binding -> release IDs that landed
 	violations []string
@@ -80,7 +84,14 @@ func (p *apiProxy) config() *rest.Config { return &rest.Config{Host: p.srv.URL} 
 
 func (p *apiProxy) arm(fault string) { p.set(&p.armed, fault) }
 func (p *apiProxy) aim(fault string) { p.set(&p.aimed, fault) }
-func (p *apiProxy) disarm()          { p.set(&p.armed, ""); p.set(&p.aimed, "") }
+
+// disarm takes back what is armed and aimed, and waits for the aimed faults
+// already under way to end.
+func (p *apiProxy) disarm() {
+	p.set(&p.armed, "")
+	p.set(&p.aimed, "")
+	p.aimedLeft.Wait()
+}
 
 func (p *apiProxy) set(field *string, fault string) {
 	p.mu.Lock()
@@ -88,7 +99,10 @@ func (p *apiProxy) set(field *string, fault string) {
 	*field = fault
 }
 
-// take returns the armed fault of field and disarms it.
+// take returns the armed fault of field and disarms it. An aimed fault
+// taken counts as under way until its release handler calls
+// p.aimedLeft.Done; it is counted here, under the mutex disarm takes first,
+// so disarm's wait always sees it.
 func (p *apiProxy) take(field *string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -96,6 +110,9 @@ func (p *apiProxy) take(field *string) string {
 	*field = ""
 	if fault != "" {
 		p.fired[fault]++
+		if field == &p.aimed {
+			p.aimedLeft.Add(1)
+		}
 	}
 	return fault
 }
@@ -175,6 +192,9 @@ func (p *apiProxy) release(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fault := p.take(&p.aimed)
+	if fault != "" {
+		defer p.aimedLeft.Done()
+	}
 	if fault == aimedRequestDropped {
 		hangUp(w)
 		return
