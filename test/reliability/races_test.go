@@ -27,6 +27,10 @@ const (
 	minFaults  = 3
 )
 
+// minTrialsThatRelease is the least number of trials of which at least one
+// must release something (about 8 releases a trial on average).
+const minTrialsThatRelease = 20
+
 // raceRequestTimeout is the job's per-request bound in the trials: short,
 // so a run caught by a fault gives up quickly and the next one starts.
 const raceRequestTimeout = 2 * time.Second
@@ -91,7 +95,10 @@ func TestRacesUnderFaults(t *testing.T) {
 		}
 	}
 	t.Log(summary(*trials, total, time.Since(started)))
-	if *trials >= 3 && total.releases == 0 {
+	// A few trials can all draw races that release nothing (seeds 164574
+	// to 164576 do); over a long run that would mean the suite proves
+	// nothing.
+	if *trials >= minTrialsThatRelease && total.releases == 0 {
 		t.Fatal("no trial released anything: the suite proves nothing")
 	}
 }
