@@ -16,7 +16,7 @@ import (
 // bed is the package's test bed; every test works in a World of its own.
 var bed *testbed.Bed
 
-func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed, testbed.WithGardenerAPIServer())) }
+func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
 
 func testContext(t *testing.T) context.Context {
 	testbed.Require(t)

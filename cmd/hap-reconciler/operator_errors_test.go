@@ -2,20 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
@@ -109,10 +101,9 @@ func TestMissingSchemaSaysToMigrate(t *testing.T) {
 }
 
 func TestGardenerKindsNotServedSaysToCheckTheKubeconfig(t *testing.T) {
-	// A kube-apiserver of its own, whose Gardener CRDs are deleted: the
-	// shared one must keep serving the other tests.
-	kube := testbed.KubeForTest(t)
-	unserveGardenerKinds(t, kube)
+	// A kube-apiserver of its own that serves no Gardener kind, as a
+	// kubeconfig pointing at a cluster other than the garden would.
+	kube := testbed.KubeForTest(t, testbed.WithGardenerKinds(testbed.NoGardenerKinds))
 	ns, err := kube.NewNamespace(testContext(t), "garden-nocrds")
 	if err != nil {
 		t.Fatal(err)
@@ -221,34 +212,6 @@ func impersonating(t *testing.T, user string) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// unserveGardenerKinds deletes the Gardener CRDs and waits until the API
-// server answers their lists with 404.
-func unserveGardenerKinds(t *testing.T, kube *testbed.Kube) {
-	t.Helper()
-	ctx := testContext(t)
-	ext, err := apiextensionsclient.NewForConfig(kube.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dyn, err := dynamic.NewForConfig(kube.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, gvr := range []schema.GroupVersionResource{testbed.ShootsResource, testbed.CredentialsBindingsResource} {
-		name := gvr.Resource + "." + gvr.Group
-		if err := ext.ApiextensionsV1().CustomResourceDefinitions().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-			t.Fatalf("delete CRD %s: %v", name, err)
-		}
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			_, err := dyn.Resource(gvr).Namespace("default").List(ctx, metav1.ListOptions{Limit: 1})
-			return apierrors.IsNotFound(err), nil
-		})
-		if err != nil {
-			t.Fatalf("%s still served after deleting its CRD: %v", name, err)
-		}
-	}
 }
 
 // withoutStartupLines drops what every command logs once at start (the

@@ -42,7 +42,7 @@ func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	kube := testbed.KubeForTest(t, testbed.WithGardenerAPIServer())
+	kube := testbed.KubeForTest(t)
 	ns, err := kube.NewNamespace(ctx, "garden-app-watch")
 	if err != nil {
 		t.Fatal(err)

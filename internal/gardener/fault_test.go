@@ -216,25 +216,25 @@ func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
 	}
 }
 
-// The API server really stops between two pages: the list fails rather
+// An API server really stops between two pages: the list fails rather
 // than hand over half the shoots as if they were all, and the same client
 // lists everything once the server is back. A second time the server comes
 // back while the list is still retrying the page: the list then completes,
-// each shoot exactly once. The test has an API server of its own, so the
-// package's other tests never see the outage.
-func TestListSurvivesOrFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
+// each shoot exactly once. Both servers a read passes: kube-apiserver, and
+// gardener-apiserver behind it, whose absence kube-apiserver answers with
+// 503. The test has a test bed of its own, so the package's other tests
+// never see the outages.
+func TestListSurvivesOrFailsClosedWhenAnAPIServerStopsMidList(t *testing.T) {
 	testbed.Require(t)
-	own := testbed.KubeForTest(t)
-	ns, err := own.NewNamespace(context.Background(), "gardener-fault")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := landscape.Generate(landscape.Options{Seed: 14, GlobalAccounts: 6})
-	if err := landscape.LoadGardener(context.Background(), own.Config(), ns, l, nil); err != nil {
-		t.Fatal(err)
-	}
+	own := apiServer{name: "own", kube: testbed.KubeForTest(t)}
+	l, ns := own.load(t, landscape.Options{Seed: 14, GlobalAccounts: 6})
 	want := l.ExpectedShoots()
+	for _, down := range []testbed.APIServer{testbed.KubeAPIServer, testbed.GardenerAPIServer} {
+		t.Run(string(down), func(t *testing.T) { testListWhenAServerStopsMidList(t, own.kube, down, ns, want) })
+	}
+}
 
+func testListWhenAServerStopsMidList(t *testing.T, kube *testbed.Kube, down testbed.APIServer, ns string, want []hap.Shoot) {
 	stopOnce := func(restart bool) Option {
 		var once sync.Once
 		return WithBetweenPages(func(ctx context.Context, _ string, page int) error {
@@ -243,13 +243,13 @@ func TestListSurvivesOrFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
 			}
 			var err error
 			once.Do(func() {
-				if err = own.StopAPIServer(); err != nil || !restart {
+				if err = kube.StopServer(down); err != nil || !restart {
 					return
 				}
 				// Comes back while the list retries the next page.
 				go func() {
-					if err := own.StartAPIServer(context.Background()); err != nil {
-						t.Errorf("restart kube-apiserver: %v", err)
+					if err := kube.StartServer(context.Background(), down); err != nil {
+						t.Errorf("restart %s: %v", down, err)
 					}
 				}()
 			})
@@ -258,34 +258,34 @@ func TestListSurvivesOrFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
 	}
 
 	brief := wait.Backoff{Duration: 5 * time.Millisecond, Factor: 2, Steps: 3}
-	c, err := NewClient(own.Config(), ns, 2, WithRetry(brief), stopOnce(false))
+	c, err := NewClient(kube.Config(), ns, 2, WithRetry(brief), stopOnce(false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, stats, err := listAllShoots(t, c)
 	if err == nil {
-		t.Fatalf("the list succeeded with the API server down after page 2 (%d of %d shoots)", len(got), len(want))
+		t.Fatalf("the list succeeded with %s down after page 2 (%d of %d shoots)", down, len(got), len(want))
 	}
 	if stats.Objects != 4 || len(want) <= 6 {
 		t.Fatalf("stats %+v: the failure did not come in the middle of the list", stats)
 	}
-	if err := own.StartAPIServer(context.Background()); err != nil {
+	if err := kube.StartServer(context.Background(), down); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, err := listAllShoots(t, c); err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("after the API server came back: %d shoots, %v; want %d", len(got), err, len(want))
+		t.Fatalf("after %s came back: %d shoots, %v; want %d", down, len(got), err, len(want))
 	}
 
 	patient := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Steps: 40, Cap: 2 * time.Second}
-	c, err = NewClient(own.Config(), ns, 3, WithRetry(patient), stopOnce(true))
+	c, err = NewClient(kube.Config(), ns, 3, WithRetry(patient), stopOnce(true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, stats, err = listAllShoots(t, c)
 	if err != nil {
-		t.Fatalf("the list did not ride out a restart of the API server: %v", err)
+		t.Fatalf("the list did not ride out a restart of %s: %v", down, err)
 	}
 	if !reflect.DeepEqual(got, want) || stats.Objects != len(want) {
-		t.Fatalf("after riding out the restart: %d shoots, want %d", len(got), len(want))
+		t.Fatalf("after riding out the restart of %s: %d shoots, want %d", down, len(got), len(want))
 	}
 }

@@ -42,7 +42,7 @@ func runWithKube(m *testing.M) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	var err error
-	kube, err = testbed.StartKube(ctx)
+	kube, err = testbed.StartKube(ctx, testbed.WithGardenerKinds(testbed.KindsAsCRDs))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "start kube test bed: %v\n", err)
 		return 1
@@ -79,7 +79,7 @@ func gardenerAPIServer(t *testing.T) apiServer {
 	realGardener.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
-		realGardener.kube, realGardener.err = testbed.StartKube(ctx, testbed.WithGardenerAPIServer())
+		realGardener.kube, realGardener.err = testbed.StartKube(ctx)
 	})
 	if realGardener.err != nil {
 		t.Fatalf("start the gardener-apiserver test bed: %v", realGardener.err)
@@ -122,11 +122,7 @@ func (s apiServer) load(t *testing.T, opts landscape.Options) (*landscape.Landsc
 	t.Helper()
 	ns := s.namespace(t)
 	l := landscape.Generate(opts)
-	load := landscape.LoadGardener
-	if s.kube.ServesGardenerAPIServer() {
-		load = landscape.LoadGardenerAPIServer
-	}
-	if err := load(context.Background(), s.kube.Config(), ns, l, nil); err != nil {
+	if err := landscape.LoadKube(context.Background(), s.kube, ns, l, nil); err != nil {
 		t.Fatal(err)
 	}
 	return l, ns

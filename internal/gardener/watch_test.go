@@ -10,8 +10,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -195,64 +193,56 @@ func TestNewWatcherRejectsBadArguments(t *testing.T) {
 	}
 }
 
-// While the API server is down the watch is broken, so lists fail rather
+// While an API server is down the watch is broken, so lists fail rather
 // than answer from a cache nobody keeps current; once it is back the
-// watcher lists again and follows changes. The test has an API server of
-// its own, so the package's other tests never see the outage.
-func TestWatcherFailsClosedWhileTheAPIServerIsDownAndRecovers(t *testing.T) {
+// watcher lists again and follows changes. That holds for kube-apiserver,
+// the front door, and for gardener-apiserver behind it, whose absence
+// kube-apiserver answers with 503. The test has a test bed of its own, so
+// the package's other tests never see the outages.
+func TestWatcherFailsClosedWhileAnAPIServerIsDownAndRecovers(t *testing.T) {
 	testbed.Require(t)
 	ctx := context.Background()
-	own := testbed.KubeForTest(t)
-	ns, err := own.NewNamespace(ctx, "gardener-watch-outage")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewClient(own.Config(), ns, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	own := apiServer{name: "own", kube: testbed.KubeForTest(t)}
+	ns := own.namespace(t)
+	c := own.client(t, ns, 0)
 	var mu sync.Mutex
-	brokenAndBack := map[string]bool{}
+	health := map[string]int{}
 	w, _ := startWatcher(t, c, WithSyncWait(200*time.Millisecond), WithHealthChanges(func(resource string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		brokenAndBack[fmt.Sprintf("%s in sync: %v", resource, err == nil)] = true
+		health[fmt.Sprintf("%s in sync: %v", resource, err == nil)]++
 	}))
 	if _, err := pictureOf(ctx, w); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := own.StopAPIServer(); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 30*time.Second, "lists fail while the API server is down", func() (bool, string) {
-		_, err := pictureOf(ctx, w)
-		return err != nil, "a list succeeded"
-	})
-	if err := own.StartAPIServer(ctx); err != nil {
-		t.Fatal(err)
-	}
-	d, err := dynamic.NewForConfig(own.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	after := &unstructured.Unstructured{Object: shootFixture("c-after", nil, map[string]any{"credentialsBindingName": "aws-0001"})}
-	if _, err := d.Resource(testbed.ShootsResource).Namespace(ns).Create(ctx, after, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// The reflector backs off up to 30 s between attempts to reconnect.
-	eventually(t, 90*time.Second, "the watcher recovers and sees the shoot created after the outage", func() (bool, string) {
-		p, err := pictureOf(ctx, w)
-		if err != nil {
-			return false, err.Error()
+	for i, down := range []testbed.APIServer{testbed.KubeAPIServer, testbed.GardenerAPIServer} {
+		if err := own.kube.StopServer(down); err != nil {
+			t.Fatal(err)
 		}
-		return len(p.Shoots) == 1 && p.Shoots[0].Name == "c-after", fmt.Sprintf("%+v", p.Shoots)
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	for _, want := range []string{"shoots in sync: false", "shoots in sync: true"} {
-		if !brokenAndBack[want] {
-			t.Errorf("health changes %v lack %q", brokenAndBack, want)
+		eventually(t, 30*time.Second, fmt.Sprintf("lists fail while %s is down", down), func() (bool, string) {
+			_, err := pictureOf(ctx, w)
+			return err != nil, "a list succeeded"
+		})
+		if err := own.kube.StartServer(ctx, down); err != nil {
+			t.Fatal(err)
 		}
+		after := fmt.Sprintf("aws-after-%d", i)
+		own.createBinding(t, ns, after, map[string]any{"hyperscalerType": "aws"})
+		// The reflector backs off up to 30 s between attempts to reconnect.
+		eventually(t, 90*time.Second, fmt.Sprintf("the watcher recovers from %s's outage and sees the binding created after it", down), func() (bool, string) {
+			p, err := pictureOf(ctx, w)
+			if err != nil {
+				return false, err.Error()
+			}
+			return len(p.Bindings) == i+1 && p.Bindings[i].Name == after, fmt.Sprintf("%+v", p.Bindings)
+		})
+		mu.Lock()
+		for _, want := range []string{"credentialsbindings in sync: false", "credentialsbindings in sync: true"} {
+			if health[want] < i+1 {
+				t.Errorf("after %s's outage: health changes %v lack %q", down, health, want)
+			}
+		}
+		mu.Unlock()
 	}
 }

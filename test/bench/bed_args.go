@@ -29,5 +29,5 @@ func ServerArgs(sizes []Size) []string {
 // gardener-apiserver behind kube-apiserver, both with ServerArgs.
 func BedOptions(sizes []Size) []testbed.KubeOption {
 	args := ServerArgs(sizes)
-	return []testbed.KubeOption{testbed.WithGardenerAPIServer(), testbed.WithAPIServerArgs(args...), testbed.WithGardenerAPIServerArgs(args...)}
+	return []testbed.KubeOption{testbed.WithAPIServerArgs(args...), testbed.WithGardenerAPIServerArgs(args...)}
 }

@@ -108,7 +108,9 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 			say("loaded %d of %d objects", done, total)
 		}
 	}
-	if err := loadGardener(ctx, bed.Kube, w.Namespace, l, progress); err != nil {
+	// Seeded into gardener-apiserver's storage: admission would take hours
+	// at XL.
+	if err := landscape.SeedGardenerAPIServer(ctx, bed.Kube, w.Namespace, l, progress); err != nil {
 		return res, err
 	}
 	if err := landscape.LoadInstances(ctx, w.DatabaseURL, l); err != nil {
@@ -214,16 +216,6 @@ func medianRun(runs []RunFigures) RunFigures {
 func medianFloor(floors []Floor) Floor {
 	sort.Slice(floors, func(i, j int) bool { return floors[i].Wall < floors[j].Wall })
 	return floors[len(floors)/2]
-}
-
-// loadGardener seeds the landscape into gardener-apiserver's storage when
-// the bed runs it (admission would take hours at XL), else creates it
-// through the API as custom resources.
-func loadGardener(ctx context.Context, kube *testbed.Kube, namespace string, l *landscape.Landscape, progress func(done, total int)) error {
-	if kube.ServesGardenerAPIServer() {
-		return landscape.SeedGardenerAPIServer(ctx, kube, namespace, l, progress)
-	}
-	return landscape.LoadGardener(ctx, kube.Config(), namespace, l, progress)
 }
 
 // describe counts what a landscape holds.

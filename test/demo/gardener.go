@@ -114,7 +114,7 @@ func startAPI(ctx context.Context, n narrator, c *cleanups, l *landscape.Landsca
 		n.note("building gardener-apiserver from source first (once per machine, about 13 minutes on 2 cores)")
 	}
 	stop := n.ticking("starting the Gardener API")
-	kube, err := testbed.StartKube(ctx, testbed.WithGardenerAPIServer())
+	kube, err := testbed.StartKube(ctx)
 	stop()
 	if err != nil {
 		return gardenerSource{}, fmt.Errorf("starting the Gardener API: %w", err)

@@ -25,7 +25,7 @@ const admissionLagTimeout = 30 * time.Second
 var finalizerPatch = []byte(`{"metadata":{"finalizers":["` + gardenerFinalizer + `"]}}`)
 
 // LoadGardenerAPIServer loads l into namespace on the real gardener-apiserver
-// (testbed.WithGardenerAPIServer), which must exist. It first creates what
+// (the test bed's default), which must exist. It first creates what
 // admission looks up: the Project owning the namespace, a CloudProfile per
 // provider type, the Secret of each binding and of the shoots' DNS provider,
 // and a SecretBinding beside the CredentialsBinding of each shoot that names

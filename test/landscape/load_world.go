@@ -7,22 +7,27 @@ import (
 )
 
 // LoadWorld creates a fresh world in bed, named after name, and loads l into
-// its Gardener namespace, through gardener-apiserver's admission when the bed
-// runs the real one, and into its database.
+// its Gardener namespace (LoadKube) and into its database.
 func LoadWorld(ctx context.Context, bed *testbed.Bed, name string, l *Landscape) (*testbed.World, error) {
 	w, err := bed.NewWorld(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	load := LoadGardener
-	if bed.Kube.ServesGardenerAPIServer() {
-		load = LoadGardenerAPIServer
-	}
-	if err := load(ctx, bed.Kube.Config(), w.Namespace, l, nil); err != nil {
+	if err := LoadKube(ctx, bed.Kube, w.Namespace, l, nil); err != nil {
 		return nil, err
 	}
 	if err := LoadInstances(ctx, w.DatabaseURL, l); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// LoadKube loads l into namespace the way kube serves the Gardener kinds:
+// through gardener-apiserver's admission when it runs the real one
+// (LoadGardenerAPIServer), else as custom resources (LoadGardener).
+func LoadKube(ctx context.Context, kube *testbed.Kube, namespace string, l *Landscape, progress func(done, total int)) error {
+	if kube.ServesGardenerAPIServer() {
+		return LoadGardenerAPIServer(ctx, kube.Config(), namespace, l, progress)
+	}
+	return LoadGardener(ctx, kube.Config(), namespace, l, progress)
 }

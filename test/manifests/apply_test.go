@@ -44,7 +44,7 @@ func TestChartAppliesToARealAPIServer(t *testing.T) {
 	}
 	helm := helmBin(t)
 	kubectl := ensureTool(t, "kubectl", "install-kubectl.sh")
-	kube := testbed.KubeForTest(t)
+	kube := testbed.KubeForTest(t, testbed.WithGardenerKinds(testbed.NoGardenerKinds))
 	k := kubectlRunner{t: t, bin: kubectl, kubeconfig: kube.KubeconfigPath()}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

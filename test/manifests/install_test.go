@@ -60,7 +60,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 		t.Fatalf("psql is needed to run the guide's step 1: %v", err)
 	}
 	bin := buildBinary(t)
-	kube := testbed.KubeForTest(t)
+	kube := testbed.KubeForTest(t, testbed.WithGardenerKinds(testbed.NoGardenerKinds))
 	ctx := testbed.Context(t, 10*time.Minute)
 	pg, err := testbed.StartPostgres(ctx)
 	if err != nil {

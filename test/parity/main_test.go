@@ -43,7 +43,7 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "starting PostgreSQL in %s (hack/ensure-tools.sh generates the locale): %v\n", testbed.CollatingLocale, err)
 		return 1
 	}
-	kube, err := testbed.StartKube(ctx, testbed.WithGardenerAPIServer())
+	kube, err := testbed.StartKube(ctx)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the API server:", errors.Join(err, pg.Stop()))
 		return 1

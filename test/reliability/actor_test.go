@@ -14,6 +14,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -66,12 +67,17 @@ type actor struct {
 	gas      []string
 	clusters []*cluster
 	n        int
+	shoots   int
+	// sketches builds the actor's shoots as KEB would create them, which
+	// gardener-apiserver's admission takes; the trial's own landscape is
+	// left as it was loaded.
+	sketches *landscape.Landscape
 	log      []string
 }
 
 func newActor(w *world, seed uint64) *actor {
 	return &actor{w: w, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), seed: seed,
-		gas: []string{"race-ga-1", "race-ga-2", "race-ga-3"}}
+		gas: []string{"race-ga-1", "race-ga-2", "race-ga-3"}, sketches: landscape.New(seed)}
 }
 
 // step does one randomly chosen thing.
@@ -166,17 +172,13 @@ func (a *actor) createShoot(ctx context.Context) error {
 		return nil
 	}
 	c := without[a.rng.IntN(len(without))]
-	c.shoot = "s-" + c.instanceID
-	shoot := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "core.gardener.cloud/v1beta1", "kind": "Shoot",
-		"metadata": map[string]any{"name": c.shoot, "labels": map[string]any{hap.LabelRuntimeID: c.runtimeID}},
-		"spec":     map[string]any{"credentialsBindingName": c.binding},
-	}}
+	// Short, as Gardener holds project and shoot name to 21 characters.
+	a.shoots++
+	c.shoot = fmt.Sprintf("s-%d", a.shoots)
+	shoot := a.sketches.AddShoot(landscape.ShootSpec{Name: c.shoot, BindingName: c.binding, RuntimeID: c.runtimeID,
+		GlobalAccountID: c.ga, Pool: hapPool(racePool)})
 	a.note("shoot %s on %s", c.shoot, c.binding)
-	return a.locked(func() error {
-		_, err := a.w.s.gardener.Resource(testbed.ShootsResource).Namespace(a.w.s.World.Namespace).Create(ctx, shoot, metav1.CreateOptions{})
-		return err
-	})
+	return a.locked(func() error { return landscape.CreateShoot(ctx, a.w.s.Bed.Kube, a.w.s.World.Namespace, shoot) })
 }
 
 func (a *actor) deprovision(ctx context.Context) error {

@@ -109,29 +109,38 @@ func assertRecovered(t *testing.T, s *scene, l *landscape.Landscape) {
 	}
 }
 
-func TestRunFailsClosedWhenTheAPIServerStopsMidList(t *testing.T) {
+func TestRunFailsClosedWhenAnAPIServerStopsMidList(t *testing.T) {
 	testbed.Require(t)
+	for _, down := range []testbed.APIServer{testbed.KubeAPIServer, testbed.GardenerAPIServer} {
+		t.Run(string(down), func(t *testing.T) { testRunFailsClosedWhenAServerStopsMidList(t, down) })
+	}
+}
+
+// testRunFailsClosedWhenAServerStopsMidList: the run fails as incomplete,
+// the CLI exits 1 while the server is away, nothing changed, and the next
+// run after the server is back is complete and right.
+func testRunFailsClosedWhenAServerStopsMidList(t *testing.T, down testbed.APIServer) {
 	s, l, previous := preparedScene(t, 31)
 	env := s.open(t, time.Now)
 	stopped := false
 	env.Runner.Gardener = &interruptShoots{Gardener: env.Runner.Gardener, after: 7, fault: func(context.Context) error {
 		stopped = true
-		return bed.Kube.StopAPIServer()
+		return bed.Kube.StopServer(down)
 	}}
-	t.Cleanup(func() { _ = bed.Kube.StartAPIServer(context.Background()) })
+	t.Cleanup(func() { _ = bed.Kube.StartServer(context.Background(), down) })
 
 	err := runAll(testContext(t), env)
 	if !stopped || err == nil || !strings.Contains(err.Error(), "incomplete") {
 		t.Fatalf("stopped=%v, run error %v: want the run to fail as incomplete", stopped, err)
 	}
 
-	// The CLI says so with exit status 1 while the API is away.
+	// The CLI says so with exit status 1 while the server is away.
 	cmd, out := s.command(testContext(t), "run")
 	if code := exitCode(t, cmd); code != 1 {
-		t.Fatalf("run with the API server down: exit %d, want 1\n%s", code, out)
+		t.Fatalf("run with %s down: exit %d, want 1\n%s", down, code, out)
 	}
 
-	if err := bed.Kube.StartAPIServer(testContext(t)); err != nil {
+	if err := bed.Kube.StartServer(testContext(t), down); err != nil {
 		t.Fatal(err)
 	}
 	assertNothingChanged(t, s, previous)

@@ -3,9 +3,13 @@ package reliability
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // injector hits the trial with a fault every 0.6 to 2.5 s, chosen by the
@@ -27,17 +31,53 @@ type injector struct {
 
 // Faults that are not aimed at a release.
 const (
-	postgresRestart  = "postgres: restart -m immediate"
-	apiserverRestart = "apiserver: restart"
-	apiserverKill    = "apiserver: SIGKILL and start"
-	apiserverPause   = "apiserver: SIGSTOP, then SIGCONT"
-	dbCutToServer    = "postgres connections: cut mid-stream toward the server"
-	dbCutToClient    = "postgres connections: cut mid-stream toward the job"
-	jobKill          = "job: SIGKILL of a running run"
+	postgresRestart = "postgres: restart -m immediate"
+	dbCutToServer   = "postgres connections: cut mid-stream toward the server"
+	dbCutToClient   = "postgres connections: cut mid-stream toward the job"
+	jobKill         = "job: SIGKILL of a running run"
 )
 
-var faultKinds = append([]string{postgresRestart, apiserverRestart, apiserverKill, apiserverPause,
-	cutReply, cutRequest, dbCutToServer, dbCutToClient, jobKill}, aimedFaults...)
+// What can happen to each API server: kube-apiserver, which every request
+// of the job passes, and gardener-apiserver behind it, which serves and
+// stores the Shoots and CredentialsBindings.
+const (
+	serverRestart = "restart"
+	serverKill    = "SIGKILL and start"
+	serverPause   = "SIGSTOP, then SIGCONT"
+)
+
+// serverFault names a fault of one API server, e.g.
+// "gardener-apiserver: SIGKILL and start".
+func serverFault(s testbed.APIServer, what string) string { return string(s) + ": " + what }
+
+var serverFaults = func() map[string]func(ctx context.Context, in *injector) error {
+	out := map[string]func(ctx context.Context, in *injector) error{}
+	for _, s := range []testbed.APIServer{testbed.KubeAPIServer, testbed.GardenerAPIServer} {
+		out[serverFault(s, serverRestart)] = func(ctx context.Context, _ *injector) error {
+			if err := bed.Kube.StopServer(s); err != nil {
+				return err
+			}
+			return bed.Kube.StartServer(ctx, s)
+		}
+		out[serverFault(s, serverKill)] = func(ctx context.Context, _ *injector) error {
+			if err := bed.Kube.KillServer(s); err != nil {
+				return err
+			}
+			return bed.Kube.StartServer(ctx, s)
+		}
+		out[serverFault(s, serverPause)] = func(_ context.Context, in *injector) error {
+			if err := bed.Kube.PauseServer(s); err != nil {
+				return err
+			}
+			time.Sleep(in.between(300*time.Millisecond, 2*time.Second)) // how long the node stalls: the fault itself
+			return bed.Kube.ResumeServer(s)
+		}
+	}
+	return out
+}()
+
+var faultKinds = append(append([]string{postgresRestart, cutReply, cutRequest, dbCutToServer, dbCutToClient, jobKill},
+	slices.Sorted(maps.Keys(serverFaults))...), aimedFaults...)
 
 func newInjector(seed uint64, api *apiProxy, db *tcpProxy, pod *binaryPod) *injector {
 	return &injector{rng: rand.New(rand.NewPCG(seed, 13)), api: api, db: db, pod: pod, counts: map[string]int{}}
@@ -74,19 +114,6 @@ func (in *injector) inject(ctx context.Context, kind string) {
 	switch kind {
 	case postgresRestart:
 		err = restartPostgres(ctx)
-	case apiserverRestart:
-		if err = bed.Kube.StopAPIServer(); err == nil {
-			err = bed.Kube.StartAPIServer(ctx)
-		}
-	case apiserverKill:
-		if err = bed.Kube.KillAPIServer(); err == nil {
-			err = bed.Kube.StartAPIServer(ctx)
-		}
-	case apiserverPause:
-		if err = bed.Kube.PauseAPIServer(); err == nil {
-			time.Sleep(in.between(300*time.Millisecond, 2*time.Second)) // how long the node stalls: the fault itself
-			err = bed.Kube.ResumeAPIServer()
-		}
 	case cutReply, cutRequest:
 		in.api.arm(kind)
 	case dbCutToServer:
@@ -96,7 +123,11 @@ func (in *injector) inject(ctx context.Context, kind string) {
 	case jobKill:
 		in.pod.kill()
 	default:
-		in.api.aim(kind)
+		if fault, ok := serverFaults[kind]; ok {
+			err = fault(ctx, in)
+		} else {
+			in.api.aim(kind)
+		}
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()

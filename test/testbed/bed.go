@@ -86,7 +86,7 @@ func RunWithBed(m *testing.M, bed **Bed, opts ...KubeOption) int {
 
 // BedForTest starts a Bed for one test, with opts for its Kube, and stops
 // it when the test ends: for the few tests that need a bed unlike their
-// package's, such as one WithGardenerAPIServer.
+// package's, such as one with the Gardener kinds as CRDs.
 func BedForTest(tb testing.TB, opts ...KubeOption) *Bed {
 	tb.Helper()
 	Require(tb)

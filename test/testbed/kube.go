@@ -1,8 +1,9 @@
 // Package testbed runs the real parts the project's tests need on one
-// machine: an etcd with a kube-apiserver serving the Gardener kinds, as CRDs
-// or, WithGardenerAPIServer, from the real gardener-apiserver behind the
-// aggregation layer, and a throwaway PostgreSQL. Its core API does not depend on package testing,
-// so demos and benchmarks can use it too.
+// machine: an etcd with a kube-apiserver and the real gardener-apiserver
+// behind its aggregation layer serving the Gardener kinds (or, where a test
+// asks, the kinds as CRDs or no kinds at all), and a throwaway PostgreSQL.
+// Its core API does not depend on package testing, so demos and benchmarks
+// can use it too.
 package testbed
 
 import (
@@ -23,8 +24,8 @@ import (
 )
 
 // Kube is a running etcd plus kube-apiserver on 127.0.0.1 serving the
-// Gardener kinds, and an admin identity: the kinds are CRDs, or, started
-// WithGardenerAPIServer, gardener-apiserver's own on the same etcd. Stop ends
+// Gardener kinds, and an admin identity: the kinds are gardener-apiserver's
+// own on the same etcd unless WithGardenerKinds says otherwise. Stop ends
 // every process and removes every file the test bed wrote.
 type Kube struct {
 	dir            string
@@ -40,7 +41,7 @@ type Kube struct {
 	mu        sync.Mutex
 	etcd      *process
 	apiserver *process
-	gardener  *gardenerServer // nil when the kinds are CRDs
+	gardener  *gardenerServer // nil when gardener-apiserver does not run
 	cfg       *rest.Config
 	stopped   bool
 }
@@ -49,11 +50,11 @@ type Kube struct {
 type KubeOption func(*kubeOptions)
 
 type kubeOptions struct {
-	baseDir           string
-	readyTimeout      time.Duration
-	apiserverArgs     []string
-	gardenerAPIServer bool
-	gardenerArgs      []string
+	baseDir       string
+	readyTimeout  time.Duration
+	apiserverArgs []string
+	kinds         GardenerKinds
+	gardenerArgs  []string
 }
 
 // WithBaseDir puts the test bed's temporary directory under dir instead of
@@ -70,15 +71,44 @@ func WithAPIServerArgs(args ...string) KubeOption {
 	return func(o *kubeOptions) { o.apiserverArgs = append(o.apiserverArgs, args...) }
 }
 
-// WithGardenerAPIServer serves Shoots and CredentialsBindings (and Projects,
-// CloudProfiles, SecretBindings) from the real gardener-apiserver, built from
-// source at the gardener version go.mod requires, instead of as CRDs. Its
-// registry defaults, validates and admits what is created as Gardener does,
-// so fixtures must be what Gardener accepts: see landscape.LoadGardener.
-func WithGardenerAPIServer() KubeOption { return func(o *kubeOptions) { o.gardenerAPIServer = true } }
+// GardenerKinds says what serves the Gardener kinds on a test bed.
+type GardenerKinds int
+
+const (
+	// KindsFromGardenerAPIServer, the default: Shoots and
+	// CredentialsBindings (and Projects, CloudProfiles, SecretBindings) come
+	// from the real gardener-apiserver behind the aggregation layer, built
+	// from source at the gardener version go.mod requires. Its registry
+	// defaults, validates and admits what is created as Gardener does, so
+	// fixtures must be what Gardener accepts (landscape.LoadWorld). It
+	// answers in protobuf or JSON, as the client asks.
+	KindsFromGardenerAPIServer GardenerKinds = iota
+	// KindsAsCRDs serves the two kinds the job reads as custom resources of
+	// kube-apiserver: a server that answers JSON only and admits anything,
+	// for the tests of the job's JSON reading.
+	KindsAsCRDs
+	// NoGardenerKinds is a plain kube-apiserver: for the chart's tests, and
+	// for what the job says when pointed at a cluster that is no garden.
+	NoGardenerKinds
+)
+
+func (g GardenerKinds) String() string {
+	switch g {
+	case KindsAsCRDs:
+		return "CRDs"
+	case NoGardenerKinds:
+		return "none"
+	}
+	return "gardener-apiserver"
+}
+
+// WithGardenerKinds chooses what serves the Gardener kinds (default: the
+// real gardener-apiserver).
+func WithGardenerKinds(g GardenerKinds) KubeOption { return func(o *kubeOptions) { o.kinds = g } }
 
 // WithGardenerAPIServerArgs appends flags to gardener-apiserver's command
-// line (with WithGardenerAPIServer); a later flag overrides an earlier one.
+// line (on a bed whose kinds come from it); a later flag overrides an
+// earlier one.
 func WithGardenerAPIServerArgs(args ...string) KubeOption {
 	return func(o *kubeOptions) { o.gardenerArgs = append(o.gardenerArgs, args...) }
 }
@@ -101,7 +131,7 @@ func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
 		return nil, err
 	}
 	gardenerBin := ""
-	if o.gardenerAPIServer {
+	if o.kinds == KindsFromGardenerAPIServer {
 		if gardenerBin, err = gardenerAPIServerBinary(ctx); err != nil {
 			return nil, err
 		}
@@ -112,14 +142,15 @@ func StartKube(ctx context.Context, opts ...KubeOption) (*Kube, error) {
 	}
 	k := &Kube{dir: dir, readyTimeout: o.readyTimeout, apiserverBin: apiserverBin,
 		kubeconfigPath: filepath.Join(dir, "kubeconfig"), gardenerArgs: o.gardenerArgs}
-	if err := k.start(ctx, etcdBin, gardenerBin, o.apiserverArgs); err != nil {
+	if err := k.start(ctx, etcdBin, gardenerBin, o.kinds == KindsAsCRDs, o.apiserverArgs); err != nil {
 		return nil, errors.Join(err, k.Stop())
 	}
 	return k, nil
 }
 
-// start brings the servers up; gardenerBin empty means the CRD bed.
-func (k *Kube) start(ctx context.Context, etcdBin, gardenerBin string, extraArgs []string) error {
+// start brings the servers up: gardener-apiserver when gardenerBin is set,
+// the CRDs when crds is.
+func (k *Kube) start(ctx context.Context, etcdBin, gardenerBin string, crds bool, extraArgs []string) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if err := k.startEtcd(ctx, etcdBin); err != nil {
@@ -146,6 +177,9 @@ func (k *Kube) start(ctx context.Context, etcdBin, gardenerBin string, extraArgs
 			return err
 		}
 		return k.startGardenerAPIServer(ctx)
+	}
+	if !crds {
+		return nil
 	}
 	crdCtx, cancel := context.WithTimeout(ctx, k.readyTimeout)
 	defer cancel()
@@ -196,70 +230,114 @@ func (k *Kube) NewNamespace(ctx context.Context, prefix string) (string, error) 
 	return created.Name, nil
 }
 
-// StopAPIServer stops kube-apiserver alone, leaving etcd and the data, so a
-// test can see how clients cope with an unreachable API.
-func (k *Kube) StopAPIServer() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.apiserver == nil {
-		return nil
-	}
-	if done, _ := k.apiserver.exited(); done {
-		return nil
-	}
-	return k.apiserver.stop(5 * time.Second)
+// APIServer names one of the bed's API servers, for the fault controls:
+// kube-apiserver, the front door every client talks to, or
+// gardener-apiserver behind it, which serves the Gardener kinds.
+type APIServer string
+
+const (
+	KubeAPIServer     APIServer = "kube-apiserver"
+	GardenerAPIServer APIServer = "gardener-apiserver"
+)
+
+// StopServer stops one API server alone, leaving etcd, the other server
+// and the data, so a test can see how clients cope with it gone: without
+// kube-apiserver nothing answers; without gardener-apiserver kube-apiserver
+// answers 503 for the Gardener kinds. StartServer brings it back.
+func (k *Kube) StopServer(s APIServer) error {
+	return k.withRunning(s, func(p *process) error { return p.stop(5 * time.Second) })
 }
 
-// KillAPIServer ends kube-apiserver with SIGKILL, as a crash would: no
-// request in flight is finished. StartAPIServer brings it back.
-func (k *Kube) KillAPIServer() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.apiserver == nil {
-		return nil
-	}
-	if done, _ := k.apiserver.exited(); done {
-		return nil
-	}
-	return k.apiserver.kill()
+// KillServer ends one API server with SIGKILL, as a crash would: no
+// request in flight is finished. StartServer brings it back.
+func (k *Kube) KillServer(s APIServer) error {
+	return k.withRunning(s, (*process).kill)
 }
 
-// PauseAPIServer freezes kube-apiserver with SIGSTOP: connections stay
-// open and nothing answers, as on a stalled node. ResumeAPIServer thaws it.
-func (k *Kube) PauseAPIServer() error { return k.signalAPIServer(syscall.SIGSTOP) }
+// PauseServer freezes one API server with SIGSTOP: connections stay open
+// and nothing answers, as on a stalled node. ResumeServer thaws it.
+func (k *Kube) PauseServer(s APIServer) error { return k.signal(s, syscall.SIGSTOP) }
 
-// ResumeAPIServer continues a paused kube-apiserver with SIGCONT.
-func (k *Kube) ResumeAPIServer() error { return k.signalAPIServer(syscall.SIGCONT) }
+// ResumeServer continues a paused API server with SIGCONT.
+func (k *Kube) ResumeServer(s APIServer) error { return k.signal(s, syscall.SIGCONT) }
 
-func (k *Kube) signalAPIServer(sig syscall.Signal) error {
+func (k *Kube) signal(s APIServer, sig syscall.Signal) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.apiserver == nil {
-		return errors.New("kube-apiserver was never started")
+	p, err := k.server(s)
+	if err != nil {
+		return err
 	}
-	if done, _ := k.apiserver.exited(); done {
-		return errors.New("kube-apiserver is not running")
+	if p == nil {
+		return fmt.Errorf("%s was never started", s)
 	}
-	if err := syscall.Kill(-k.apiserver.pid(), sig); err != nil {
-		return fmt.Errorf("signal %v to kube-apiserver: %w", sig, err)
+	if done, _ := p.exited(); done {
+		return fmt.Errorf("%s is not running", s)
+	}
+	if err := syscall.Kill(-p.pid(), sig); err != nil {
+		return fmt.Errorf("signal %v to %s: %w", sig, s, err)
 	}
 	return nil
 }
 
-// StartAPIServer starts kube-apiserver again after StopAPIServer, on the same
-// address and with the same credentials, and waits until it is ready.
-func (k *Kube) StartAPIServer(ctx context.Context) error {
+// withRunning calls fn on the server's process when it runs; a server
+// already down is left as it is.
+func (k *Kube) withRunning(s APIServer, fn func(*process) error) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	p, err := k.server(s)
+	if err != nil || p == nil {
+		return err
+	}
+	if done, _ := p.exited(); done {
+		return nil
+	}
+	return fn(p)
+}
+
+// StartServer starts an API server again after StopServer or KillServer,
+// on the same address and with the same credentials, and waits until
+// clients can use the bed again: on the gardener-apiserver bed, until the
+// Gardener kinds list through kube-apiserver, which the aggregation layer
+// takes a moment to notice after either server comes back.
+func (k *Kube) StartServer(ctx context.Context, s APIServer) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.stopped {
 		return errors.New("test bed already stopped")
 	}
-	if k.apiserver != nil {
-		if done, _ := k.apiserver.exited(); !done {
-			return errors.New("kube-apiserver is already running")
+	p, err := k.server(s)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		if done, _ := p.exited(); !done {
+			return fmt.Errorf("%s is already running", s)
 		}
 	}
-	return k.startAPIServerLocked(ctx)
+	if s == KubeAPIServer {
+		err = k.startAPIServerLocked(ctx)
+	} else {
+		err = k.runGardenerAPIServer(ctx)
+	}
+	if err != nil || k.gardener == nil {
+		return err
+	}
+	return k.waitGardenerKindsServed(ctx)
+}
+
+// server is the process of s, nil when it was never started.
+func (k *Kube) server(s APIServer) (*process, error) {
+	switch s {
+	case KubeAPIServer:
+		return k.apiserver, nil
+	case GardenerAPIServer:
+		if k.gardener == nil {
+			return nil, errors.New("this test bed serves the Gardener kinds as CRDs: it runs no gardener-apiserver")
+		}
+		return k.gardener.proc, nil
+	}
+	return nil, fmt.Errorf("unknown API server %q", s)
 }
 
 // Stop ends kube-apiserver and etcd with their process groups and removes the

@@ -26,7 +26,7 @@ const consistentReadsFromCache = "apiserver_watch_cache_consistent_read_total"
 // (resourceVersion "" with a limit) is served from kube-apiserver's watch
 // cache; on Debian's etcd 3.4 every such list went to etcd.
 func TestConsistentListIsServedFromTheWatchCache(t *testing.T) {
-	k := KubeForTest(t)
+	k := KubeForTest(t, WithGardenerKinds(NoGardenerKinds))
 	ctx := Context(t, 5*time.Minute)
 
 	if v := etcdVersion(ctx, t, k.EtcdURL()); v.LessThan(minWatchProgressEtcd) {

@@ -52,8 +52,8 @@ var disabledGardenerAdmission = []string{"ExtensionValidator", "DeletionConfirma
 
 var apiServicesResource = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
-// gardenerServer is the gardener-apiserver process of a test bed started
-// WithGardenerAPIServer.
+// gardenerServer is the gardener-apiserver process of a test bed whose
+// kinds come from it.
 type gardenerServer struct {
 	bin   string
 	args  []string
@@ -175,13 +175,8 @@ func (k *Kube) runGardenerAPIServer(ctx context.Context) error {
 }
 
 // registerGardenerAPIs creates the Service and one APIService per
-// group-version, then waits for what a client needs: every APIService
-// Available, and a list of Shoots and of CredentialsBindings answering
-// through kube-apiserver (Available alone has been seen to come before the
-// aggregated server reads its storage).
+// group-version, then waits until clients can use them.
 func (k *Kube) registerGardenerAPIs(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, k.readyTimeout)
-	defer cancel()
 	core, err := kubernetes.NewForConfig(k.cfg)
 	if err != nil {
 		return err
@@ -201,6 +196,21 @@ func (k *Kube) registerGardenerAPIs(ctx context.Context) error {
 		if _, err := dyn.Resource(apiServicesResource).Create(ctx, k.gardener.apiService(gv), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("create APIService for %s: %w", gv, err)
 		}
+	}
+	return k.waitGardenerKindsServed(ctx)
+}
+
+// waitGardenerKindsServed waits for what a client needs: every APIService
+// Available, and a list of Shoots and of CredentialsBindings answering
+// through kube-apiserver (Available alone has been seen to come before the
+// aggregated server reads its storage, and to lag behind a restart of
+// either server).
+func (k *Kube) waitGardenerKindsServed(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, k.readyTimeout)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(k.cfg)
+	if err != nil {
+		return err
 	}
 	err = pollUntil(ctx, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		if done, waitErr := k.gardener.proc.exited(); done {

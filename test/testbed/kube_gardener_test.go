@@ -21,7 +21,7 @@ func TestGardenerBedServesTheKindsFromGardenerAPIServerWithAdmissionOn(t *testin
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	started := time.Now()
-	k, err := StartKube(ctx, WithGardenerAPIServer())
+	k, err := StartKube(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +79,49 @@ func TestGardenerBedServesTheKindsFromGardenerAPIServerWithAdmissionOn(t *testin
 	_, err = dyn.Resource(ShootsResource).Namespace(ns).Create(ctx, shoot, metav1.CreateOptions{})
 	if err == nil {
 		t.Error("a shoot without project, cloud profile or networking was admitted")
+	}
+
+	// Each API server can fail and come back alone; StartServer returns
+	// once the kinds list through kube-apiserver again.
+	listShoots := func(ctx context.Context) error {
+		_, err := dyn.Resource(ShootsResource).Namespace(ns).List(ctx, metav1.ListOptions{})
+		return err
+	}
+	for _, s := range []APIServer{KubeAPIServer, GardenerAPIServer} {
+		for _, fault := range []struct {
+			name string
+			down func(APIServer) error
+		}{{"stopped", k.StopServer}, {"killed", k.KillServer}} {
+			if err := fault.down(s); err != nil {
+				t.Fatalf("%s %s: %v", fault.name, s, err)
+			}
+			if err := listShoots(ctx); err == nil {
+				t.Errorf("shoots listed with %s %s", s, fault.name)
+			} else if s == GardenerAPIServer && !apierrors.IsServiceUnavailable(err) {
+				t.Errorf("with gardener-apiserver %s: %v, want kube-apiserver's 503", fault.name, err)
+			}
+			if err := k.StartServer(ctx, s); err != nil {
+				t.Fatalf("start %s after it was %s: %v", s, fault.name, err)
+			}
+			if err := listShoots(ctx); err != nil {
+				t.Errorf("list right after %s came back from being %s: %v", s, fault.name, err)
+			}
+		}
+		if err := k.PauseServer(s); err != nil {
+			t.Fatal(err)
+		}
+		stalled, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := listShoots(stalled)
+		cancel()
+		if err == nil {
+			t.Errorf("shoots listed with %s paused", s)
+		}
+		if err := k.ResumeServer(s); err != nil {
+			t.Fatal(err)
+		}
+		if err := listShoots(ctx); err != nil {
+			t.Errorf("list after %s resumed: %v", s, err)
+		}
 	}
 
 	pids := k.PIDs()

@@ -26,7 +26,7 @@ func TestKubeServesGardenerKindsRestartsAndStopsWithoutLeftovers(t *testing.T) {
 	Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	k, err := StartKube(ctx)
+	k, err := StartKube(ctx, WithGardenerKinds(KindsAsCRDs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +79,13 @@ func TestKubeServesGardenerKindsRestartsAndStopsWithoutLeftovers(t *testing.T) {
 	}
 
 	// The API server alone can go away and come back with the data intact.
-	if err := k.StopAPIServer(); err != nil {
+	if err := k.StopServer(KubeAPIServer); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dyn.Resource(ShootsResource).Namespace(ns).Get(ctx, "c-1234567", metav1.GetOptions{}); err == nil {
 		t.Fatal("get succeeded with the API server stopped")
 	}
-	if err := k.StartAPIServer(ctx); err != nil {
+	if err := k.StartServer(ctx, KubeAPIServer); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := dyn.Resource(ShootsResource).Namespace(ns).Get(ctx, "c-1234567", metav1.GetOptions{}); err != nil {
@@ -161,7 +161,7 @@ func TestStartKubeFailureReportsTheLogAndLeavesNothingRunning(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	base := t.TempDir()
-	_, err := StartKube(ctx, WithBaseDir(base), WithAPIServerArgs("--no-such-flag=1"))
+	_, err := StartKube(ctx, WithBaseDir(base), WithGardenerKinds(NoGardenerKinds), WithAPIServerArgs("--no-such-flag=1"))
 	if err == nil {
 		t.Fatal("StartKube succeeded with an unknown kube-apiserver flag")
 	}
