@@ -296,10 +296,13 @@ func (k *Kube) withRunning(s APIServer, fn func(*process) error) error {
 }
 
 // StartServer starts an API server again after StopServer or KillServer,
-// on the same address and with the same credentials, and waits until
-// clients can use the bed again: on the gardener-apiserver bed, until the
-// Gardener kinds list through kube-apiserver, which the aggregation layer
-// takes a moment to notice after either server comes back.
+// with the same credentials, and waits until clients can use the bed
+// again: on the gardener-apiserver bed, until the Gardener kinds list
+// through kube-apiserver, which the aggregation layer takes a moment to
+// notice after either server comes back. kube-apiserver keeps its address,
+// so configs and kubeconfigs stay valid; gardener-apiserver, which clients
+// reach only through kube-apiserver, comes back on a new port, as a new pod
+// would (startGardenerAPIServer says why).
 func (k *Kube) StartServer(ctx context.Context, s APIServer) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -315,12 +318,10 @@ func (k *Kube) StartServer(ctx context.Context, s APIServer) error {
 			return fmt.Errorf("%s is already running", s)
 		}
 	}
-	if s == KubeAPIServer {
-		err = k.startAPIServerLocked(ctx)
-	} else {
-		err = k.runGardenerAPIServer(ctx)
+	if s == GardenerAPIServer {
+		return k.startGardenerAPIServer(ctx)
 	}
-	if err != nil || k.gardener == nil {
+	if err := k.startAPIServerLocked(ctx); err != nil || k.gardener == nil {
 		return err
 	}
 	return k.waitGardenerKindsServed(ctx)

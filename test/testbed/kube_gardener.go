@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // The aggregation layer reaches gardener-apiserver through this Service, an
@@ -103,11 +104,16 @@ func (k *Kube) prepareGardenerAPIServer(bin string) error {
 }
 
 // startGardenerAPIServer starts gardener-apiserver on a free port and waits
-// until it is ready, then registers its group-versions with kube-apiserver
+// until it is ready, then points kube-apiserver's aggregation layer at it
 // and waits until both kinds the job reads list through kube-apiserver.
+//
+// A restart takes a new port, as a new pod behind the Service would: the
+// aggregation layer sends nothing to it before it is ready. On the old port
+// a server still starting would be sent requests before its delegated
+// authentication is loaded and would refuse them as system:anonymous (403),
+// which production's readiness-gated endpoints never show a client.
 func (k *Kube) startGardenerAPIServer(ctx context.Context) error {
 	g := k.gardener
-	baseArgs := g.args
 	var err error
 	for attempt := 0; attempt < portAttempts; attempt++ {
 		var port int
@@ -115,7 +121,6 @@ func (k *Kube) startGardenerAPIServer(ctx context.Context) error {
 			return err
 		}
 		g.port, g.host = port, "https://127.0.0.1:"+strconv.Itoa(port)
-		g.args = append([]string{"--secure-port=" + strconv.Itoa(port)}, baseArgs...)
 		if err = k.runGardenerAPIServer(ctx); err == nil || !errors.Is(err, errPortTaken) {
 			break
 		}
@@ -161,7 +166,8 @@ func (k *Kube) configureGardenNamespace(ctx context.Context) error {
 
 func (k *Kube) runGardenerAPIServer(ctx context.Context) error {
 	g := k.gardener
-	p, err := startProcess("gardener-apiserver", filepath.Join(k.dir, "gardener-apiserver.log"), g.bin, g.args...)
+	args := append([]string{"--secure-port=" + strconv.Itoa(g.port)}, g.args...)
+	p, err := startProcess("gardener-apiserver", filepath.Join(k.dir, "gardener-apiserver.log"), g.bin, args...)
 	if err != nil {
 		return err
 	}
@@ -175,7 +181,8 @@ func (k *Kube) runGardenerAPIServer(ctx context.Context) error {
 }
 
 // registerGardenerAPIs creates the Service and one APIService per
-// group-version, then waits until clients can use them.
+// group-version, or points the APIServices at the server's new port after
+// a restart, then waits until clients can use them.
 func (k *Kube) registerGardenerAPIs(ctx context.Context) error {
 	core, err := kubernetes.NewForConfig(k.cfg)
 	if err != nil {
@@ -193,8 +200,21 @@ func (k *Kube) registerGardenerAPIs(ctx context.Context) error {
 		return fmt.Errorf("create service %s/%s: %w", svc.Namespace, svc.Name, err)
 	}
 	for _, gv := range gardenerAPIGroupVersions {
-		if _, err := dyn.Resource(apiServicesResource).Create(ctx, k.gardener.apiService(gv), metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("create APIService for %s: %w", gv, err)
+		want := k.gardener.apiService(gv)
+		_, err := dyn.Resource(apiServicesResource).Create(ctx, want, metav1.CreateOptions{})
+		if apierrors.IsAlreadyExists(err) {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				got, err := dyn.Resource(apiServicesResource).Get(ctx, want.GetName(), metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				want.SetResourceVersion(got.GetResourceVersion())
+				_, err = dyn.Resource(apiServicesResource).Update(ctx, want, metav1.UpdateOptions{})
+				return err
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("register APIService for %s: %w", gv, err)
 		}
 	}
 	return k.waitGardenerKindsServed(ctx)
