@@ -69,7 +69,9 @@ func (l *Landscape) AddBinding(spec BindingSpec) *securityv1alpha1.CredentialsBi
 // ShootSpec says what shoot to plant. Zero values mean "not set".
 type ShootSpec struct {
 	// Name defaults to a random KEB-style name, c-xxxxxxx.
-	Name        string
+	Name string
+	// BindingName empty plants a workerless shoot, the one kind that names
+	// no binding.
 	BindingName string
 	// Legacy shoots name their binding in spec.secretBindingName.
 	Legacy bool

@@ -77,9 +77,12 @@ func (l *Landscape) shootObject(spec ShootSpec, p PoolProfile) *gardencorev1beta
 		},
 		Status: shootStatus(r, spec.Name, p, created),
 	}
-	if spec.Legacy {
+	switch {
+	case spec.BindingName == "":
+		makeWorkerless(s)
+	case spec.Legacy:
 		s.Spec.SecretBindingName = ptr(spec.BindingName)
-	} else {
+	default:
 		s.Spec.CredentialsBindingName = ptr(spec.BindingName)
 	}
 	if spec.Pool.EUAccess {
@@ -307,4 +310,17 @@ func ptr[T any](v T) *T { return &v }
 func raw(doc map[string]any) *runtime.RawExtension {
 	data, _ := json.Marshal(doc)
 	return &runtime.RawExtension{Raw: data}
+}
+
+// makeWorkerless turns s into a shoot without workers, the one kind of
+// shoot Gardener admits without credentials: it names no binding, and
+// Gardener forbids every field that configures nodes or their network.
+func makeWorkerless(s *gardencorev1beta1.Shoot) {
+	s.Spec.Provider = gardencorev1beta1.Provider{Type: s.Spec.Provider.Type}
+	s.Spec.Networking = nil
+	s.Spec.SystemComponents = nil
+	s.Spec.Kubernetes = gardencorev1beta1.Kubernetes{Version: s.Spec.Kubernetes.Version}
+	if s.Spec.Maintenance != nil && s.Spec.Maintenance.AutoUpdate != nil {
+		s.Spec.Maintenance.AutoUpdate.MachineImageVersion = nil
+	}
 }
