@@ -24,20 +24,21 @@ var (
 	benchErr       error
 )
 
-// loadBenchLandscape loads a production-sized project (about 2,000 shoots)
-// once for all benchmarks.
+// loadBenchLandscape seeds a production-sized project (about 2,000 shoots)
+// into the real gardener-apiserver's storage once for all benchmarks.
 func loadBenchLandscape(b *testing.B) string {
+	server := gardenerAPIServer(b)
 	benchOnce.Do(func() {
 		ctx := context.Background()
-		benchNamespace, benchErr = kube.NewNamespace(ctx, "bench")
+		benchNamespace, benchErr = server.kube.NewNamespace(ctx, "garden-bench")
 		if benchErr != nil {
 			return
 		}
 		l := landscape.Generate(landscape.Options{Seed: 2000, GlobalAccounts: 350})
 		benchShoots = len(l.Shoots)
 		start := time.Now()
-		benchErr = landscape.LoadGardener(ctx, kube.Config(), benchNamespace, l, nil)
-		b.Logf("loaded %d shoots and %d bindings in %s", len(l.Shoots), len(l.Bindings), time.Since(start))
+		benchErr = landscape.SeedGardenerAPIServer(ctx, server.kube, benchNamespace, l, nil)
+		b.Logf("seeded %d shoots and %d bindings in %s", len(l.Shoots), len(l.Bindings), time.Since(start))
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
@@ -64,21 +65,22 @@ func BenchmarkListShoots(b *testing.B) {
 }
 
 func newClientB(b *testing.B, ns string) *Client {
-	c, err := NewClient(kube.Config(), ns, 0)
+	c, err := NewClient(gardenerAPIServer(b).kube.Config(), ns, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return c
 }
 
-// BenchmarkDecodeShootPage decodes one page of shoots as the API server
-// served it (managed fields and all) from memory: the client's share of a
-// list, apart from the network.
+// BenchmarkDecodeShootPage decodes one page of shoots as gardener-apiserver
+// serves it as JSON (managed fields and all) from memory: the client's
+// share of a list from a server without protobuf, apart from the network.
 func BenchmarkDecodeShootPage(b *testing.B) {
 	testbed.Require(b)
 	ns := loadBenchLandscape(b)
 	c := newClientB(b, ns)
-	body, err := c.shoots.client.Get().Namespace(ns).Resource(c.shoots.name).Param("limit", "500").DoRaw(context.Background())
+	body, err := c.shoots.client.Get().Namespace(ns).Resource(c.shoots.name).Param("limit", "500").
+		SetHeader("Accept", "application/json").DoRaw(context.Background())
 	if err != nil {
 		b.Fatal(err)
 	}

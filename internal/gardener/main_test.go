@@ -73,7 +73,7 @@ func crdServer() apiServer { return apiServer{name: "crd", kube: kube} }
 
 // gardenerAPIServer is the real gardener-apiserver's test bed, started on
 // first use.
-func gardenerAPIServer(t *testing.T) apiServer {
+func gardenerAPIServer(t testing.TB) apiServer {
 	t.Helper()
 	testbed.Require(t)
 	realGardener.once.Do(func() {

@@ -3,29 +3,30 @@ package manifests_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 var (
-	credentialsBindings = schema.GroupVersionResource{Group: "security.gardener.cloud", Version: "v1alpha1", Resource: "credentialsbindings"}
-	shoots              = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "shoots"}
+	credentialsBindings = testbed.CredentialsBindingsResource
+	shoots              = testbed.ShootsResource
 )
 
 // TestChartAppliesToARealAPIServer renders every variant of the chart with
@@ -44,7 +45,7 @@ func TestChartAppliesToARealAPIServer(t *testing.T) {
 	}
 	helm := helmBin(t)
 	kubectl := ensureTool(t, "kubectl", "install-kubectl.sh")
-	kube := testbed.KubeForTest(t, testbed.WithGardenerKinds(testbed.NoGardenerKinds))
+	kube := testbed.KubeForTest(t)
 	k := kubectlRunner{t: t, bin: kubectl, kubeconfig: kube.KubeconfigPath()}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -87,9 +88,15 @@ func TestChartAppliesToARealAPIServer(t *testing.T) {
 
 	checkReleaseNotes(t, helm, kube, ns)
 
-	doc, _ := render(t, helm, ns, append(slices.Clone(project), "--set", "hapReconciler.gardener.credentials=inCluster", "--set", "hapReconciler.gardener.namespace="+gardenNS)...)
-	k.run("apply", "-f", writeManifests(t, doc))
-	checkServiceAccountPermissions(ctx, t, kube, ns, gardenNS)
+	// The in-cluster variant installed for real, first as installed (release
+	// dry-run, a read-only Role), then releasing.
+	loadProject(ctx, t, kube, gardenNS)
+	inCluster := append(slices.Clone(project), "--set", "hapReconciler.gardener.credentials=inCluster", "--set", "hapReconciler.gardener.namespace="+gardenNS)
+	for _, releases := range []bool{false, true} {
+		doc, _ := render(t, helm, ns, append(slices.Clone(inCluster), "--set", fmt.Sprintf("hapReconciler.release.dryRun=%v", !releases))...)
+		k.run("apply", "-f", writeManifests(t, doc))
+		checkServiceAccountPermissions(ctx, t, kube, ns, gardenNS, releases)
+	}
 }
 
 // applyDryRun applies doc with a server-side dry run and checks that each
@@ -195,27 +202,18 @@ func checkReleaseNotes(t *testing.T, helm string, kube *testbed.Kube, ns string)
 }
 
 // checkServiceAccountPermissions acts as the job's ServiceAccount on objects
-// the admin created.
+// the admin created, for the Role the chart renders with release dry-run
+// (read-only) or releasing (releases). Gardener's admission, not only RBAC,
+// decides the writes: it admits a change to a CredentialsBinding, labels
+// alone included, only from a user who may read the Secret it references.
 // The ServiceAccount lives in the release's namespace (saNS), the Role in the
-// Gardener project namespace (ns).
-func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *testbed.Kube, saNS, ns string) {
-	admin := dynamic.NewForConfigOrDie(kube.Config())
-	binding := object("security.gardener.cloud/v1alpha1", "CredentialsBinding", "cb-aws-1",
-		map[string]any{"provider": map[string]any{"type": "aws"}})
-	binding.SetLabels(map[string]string{"hyperscalerType": "aws"})
-	mustCreate(ctx, t, admin.Resource(credentialsBindings).Namespace(ns), binding)
-	mustCreate(ctx, t, admin.Resource(shoots).Namespace(ns), object("core.gardener.cloud/v1beta1", "Shoot", "shoot-1",
-		map[string]any{"spec": map[string]any{"credentialsBindingName": "cb-aws-1"}}))
-	adminCore := kubernetes.NewForConfigOrDie(kube.Config())
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "hyperscaler-account"}, StringData: map[string]string{"key": "value"}}
-	if _, err := adminCore.CoreV1().Secrets(ns).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create secret: %v", err)
-	}
+// Gardener project namespace (ns), which loadProject made a project.
+func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *testbed.Kube, saNS, ns string, releases bool) {
+	t.Helper()
 	otherNS, err := kube.NewNamespace(ctx, "other-project")
 	if err != nil {
 		t.Fatal(err)
 	}
-
 	cfg := kube.Config()
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: fmt.Sprintf("system:serviceaccount:%s:hap-reconciler", saNS),
 		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + saNS, "system:authenticated"}}
@@ -223,7 +221,7 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 	jobCore := kubernetes.NewForConfigOrDie(cfg)
 	cbs := job.Resource(credentialsBindings).Namespace(ns)
 
-	allowed := map[string]func() error{
+	reads := map[string]func() error{
 		"list credentialsbindings": func() error { _, err := cbs.List(ctx, metav1.ListOptions{}); return err },
 		"watch credentialsbindings": func() error {
 			w, err := cbs.Watch(ctx, metav1.ListOptions{})
@@ -232,31 +230,39 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 			}
 			return err
 		},
-		"get and update a credentialsbinding": func() error {
-			cb, err := cbs.Get(ctx, "cb-aws-1", metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			cb.SetLabels(map[string]string{"hyperscalerType": "aws", "tenantName": "ga-1"})
-			_, err = cbs.Update(ctx, cb, metav1.UpdateOptions{})
-			return err
-		},
-		"patch a credentialsbinding": func() error {
-			_, err := cbs.Patch(ctx, "cb-aws-1", types.MergePatchType, []byte(`{"metadata":{"labels":{"dirty":"true"}}}`), metav1.PatchOptions{})
-			return err
-		},
-		"list shoots": func() error { _, err := job.Resource(shoots).Namespace(ns).List(ctx, metav1.ListOptions{}); return err },
+		"get a credentialsbinding": func() error { _, err := cbs.Get(ctx, "cb-aws-1", metav1.GetOptions{}); return err },
+		"list shoots":              func() error { _, err := job.Resource(shoots).Namespace(ns).List(ctx, metav1.ListOptions{}); return err },
 		"get a shoot": func() error {
 			_, err := job.Resource(shoots).Namespace(ns).Get(ctx, "shoot-1", metav1.GetOptions{})
 			return err
 		},
 	}
-	forbidden := map[string]func() error{
-		"get a secret": func() error {
-			_, err := jobCore.CoreV1().Secrets(ns).Get(ctx, "hyperscaler-account", metav1.GetOptions{})
+	// What a release writes, and what Gardener wants of whoever writes it.
+	release := map[string]func() error{
+		"patch a credentialsbinding's labels": func() error {
+			_, err := cbs.Patch(ctx, "cb-aws-1", types.MergePatchType, []byte(`{"metadata":{"labels":{"dirty":"true"}}}`), metav1.PatchOptions{})
 			return err
 		},
-		"list secrets":                func() error { _, err := jobCore.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{}); return err },
+		"get the secret a credentialsbinding references": func() error {
+			_, err := jobCore.CoreV1().Secrets(ns).Get(ctx, "cb-aws-1", metav1.GetOptions{})
+			return err
+		},
+	}
+	// Its configuration comes as a mounted volume, not through the API.
+	never := map[string]func() error{
+		"read its own release's ConfigMap": func() error {
+			_, err := jobCore.CoreV1().ConfigMaps(saNS).Get(ctx, releaseName, metav1.GetOptions{})
+			return err
+		},
+		"list secrets": func() error { _, err := jobCore.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{}); return err },
+		"update a credentialsbinding": func() error {
+			cb, err := cbs.Get(ctx, "cb-aws-1", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			_, err = cbs.Update(ctx, cb, metav1.UpdateOptions{})
+			return err
+		},
 		"delete a credentialsbinding": func() error { return cbs.Delete(ctx, "cb-aws-1", metav1.DeleteOptions{}) },
 		"create a credentialsbinding": func() error {
 			_, err := cbs.Create(ctx, object("security.gardener.cloud/v1alpha1", "CredentialsBinding", "cb-new", nil), metav1.CreateOptions{})
@@ -275,21 +281,29 @@ func checkServiceAccountPermissions(ctx context.Context, t *testing.T, kube *tes
 			_, err := job.Resource(credentialsBindings).Namespace(saNS).List(ctx, metav1.ListOptions{})
 			return err
 		},
-		"read its own release's ConfigMap": func() error {
-			_, err := jobCore.CoreV1().ConfigMaps(saNS).Get(ctx, releaseName, metav1.GetOptions{})
-			return err
-		},
+	}
+	allowed, forbidden := reads, never
+	if releases {
+		allowed = mergedChecks(reads, release)
+	} else {
+		forbidden = mergedChecks(never, release)
 	}
 	for name, do := range allowed {
 		if err := do(); err != nil {
-			t.Errorf("as the ServiceAccount, %s: %v, want it allowed", name, err)
+			t.Errorf("releases=%v: as the ServiceAccount, %s: %v, want it allowed", releases, name, err)
 		}
 	}
 	for name, do := range forbidden {
 		if err := do(); !apierrors.IsForbidden(err) {
-			t.Errorf("as the ServiceAccount, %s: error %v, want forbidden", name, err)
+			t.Errorf("releases=%v: as the ServiceAccount, %s: error %v, want forbidden", releases, name, err)
 		}
 	}
+}
+
+func mergedChecks(a, b map[string]func() error) map[string]func() error {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
 }
 
 // restrictedNamespace creates a namespace whose Pod Security admission warns
@@ -319,10 +333,16 @@ func object(apiVersion, kind, name string, fields map[string]any) *unstructured.
 	return u
 }
 
-func mustCreate(ctx context.Context, t *testing.T, client dynamic.ResourceInterface, obj *unstructured.Unstructured) {
+// loadProject makes ns a Gardener project holding what the job lists: the
+// binding cb-aws-1 and the shoot shoot-1 on it, created through
+// gardener-apiserver's admission with what it looks up first.
+func loadProject(ctx context.Context, t *testing.T, kube *testbed.Kube, ns string) {
 	t.Helper()
-	if _, err := client.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create %s %s: %v", obj.GetKind(), obj.GetName(), err)
+	l := landscape.New(1)
+	l.AddBinding(landscape.BindingSpec{Name: "cb-aws-1", Pool: hap.Pool{HyperscalerType: "aws"}})
+	l.AddShoot(landscape.ShootSpec{Name: "shoot-1", BindingName: "cb-aws-1"})
+	if err := landscape.LoadKube(ctx, kube, ns, l, nil); err != nil {
+		t.Fatalf("load the project's binding and shoot into %s: %v", ns, err)
 	}
 }
 

@@ -60,7 +60,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 		t.Fatalf("psql is needed to run the guide's step 1: %v", err)
 	}
 	bin := buildBinary(t)
-	kube := testbed.KubeForTest(t, testbed.WithGardenerKinds(testbed.NoGardenerKinds))
+	kube := testbed.KubeForTest(t)
 	ctx := testbed.Context(t, 10*time.Minute)
 	pg, err := testbed.StartPostgres(ctx)
 	if err != nil {
@@ -145,12 +145,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 	}
 
 	// Something to list in the project KEB's values name.
-	gardener := dynamic.NewForConfigOrDie(kube.Config())
-	binding := object("security.gardener.cloud/v1alpha1", "CredentialsBinding", "cb-aws-1", map[string]any{"provider": map[string]any{"type": "aws"}})
-	binding.SetLabels(map[string]string{"hyperscalerType": "aws"})
-	mustCreate(ctx, t, gardener.Resource(credentialsBindings).Namespace("garden-kyma-dev"), binding)
-	mustCreate(ctx, t, gardener.Resource(shoots).Namespace("garden-kyma-dev"), object("core.gardener.cloud/v1beta1", "Shoot", "shoot-1",
-		map[string]any{"spec": map[string]any{"credentialsBindingName": "cb-aws-1"}}))
+	loadProject(ctx, t, kube, "garden-kyma-dev")
 
 	// The helm test Pod's command, as the job's role.
 	testPod, _, _ := unstructured.NestedMap(find(t, objs, "Pod", releaseName+"-check").Object, "spec")
