@@ -68,7 +68,8 @@ func explainGardener(err error, r gardenerRequest) error {
 	switch {
 	case apierrors.IsForbidden(err):
 		return explain(err, "no access to %s in Gardener project namespace %q: check that the job's identity (the kubeconfig's user or the pod's service account) "+
-			"may get, list and watch shoots and credentialsbindings there, and patch credentialsbindings to release (the Role of manifests/hap-reconciler/templates/rbac.yaml)", r.resource, r.namespace)
+			"may get, list and watch shoots and credentialsbindings there, and to release, patch credentialsbindings and get the secrets they reference, "+
+			"which Gardener's admission asks of whoever changes a binding (the Role of manifests/hap-reconciler/templates/rbac.yaml)", r.resource, r.namespace)
 	case apierrors.IsUnauthorized(err):
 		return explain(err, "%s rejected the job's credentials: check that the kubeconfig's token or client certificate is valid and not expired", where)
 	case r.list && apierrors.IsNotFound(err):
