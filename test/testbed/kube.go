@@ -92,16 +92,6 @@ const (
 	NoGardenerKinds
 )
 
-func (g GardenerKinds) String() string {
-	switch g {
-	case KindsAsCRDs:
-		return "CRDs"
-	case NoGardenerKinds:
-		return "none"
-	}
-	return "gardener-apiserver"
-}
-
 // WithGardenerKinds chooses what serves the Gardener kinds (default: the
 // real gardener-apiserver).
 func WithGardenerKinds(g GardenerKinds) KubeOption { return func(o *kubeOptions) { o.kinds = g } }
