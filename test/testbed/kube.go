@@ -87,8 +87,9 @@ const (
 	// kube-apiserver: a server that answers JSON only and admits anything,
 	// for the tests of the job's JSON reading.
 	KindsAsCRDs
-	// NoGardenerKinds is a plain kube-apiserver: for the chart's tests, and
-	// for what the job says when pointed at a cluster that is no garden.
+	// NoGardenerKinds is a plain kube-apiserver: for what the job says when
+	// pointed at a cluster that is no garden, and the bed's own tests of
+	// kube-apiserver.
 	NoGardenerKinds
 )
 
