@@ -57,7 +57,7 @@ func (k *Kube) startEtcdOnce(ctx context.Context, bin string) error {
 }
 
 // prepareAPIServer writes the API server's credentials once, so a restart
-// after StopAPIServer keeps the identities clients hold.
+// after StopServer keeps the identities clients hold.
 func (k *Kube) prepareAPIServer(extraArgs []string) error {
 	saKey, err := writeServiceAccountKey(k.dir)
 	if err != nil {
