@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 	"k8s.io/client-go/rest"
 )
@@ -51,6 +52,9 @@ func LoadGardenerAPIServer(ctx context.Context, cfg *rest.Config, namespace stri
 		return err
 	}
 	if err := c.createAdmissionFixtures(ctx, l); err != nil {
+		return fmt.Errorf("load landscape: %w", err)
+	}
+	if err := c.createSecretBindings(ctx, l); err != nil {
 		return fmt.Errorf("load landscape: %w", err)
 	}
 	bindings, total := len(l.Bindings), len(l.Bindings)+len(l.Shoots)
@@ -142,8 +146,10 @@ func (c creator) createAdmittedShoot(ctx context.Context, s *Shoot) error {
 	return c.markDeleted(ctx, collection, "shoots", name)
 }
 
-// createAdmissionFixtures creates what admission looks up, in the order it
-// needs them: an object is only looked up by objects created after it.
+// createAdmissionFixtures creates what admission looks up for bindings and
+// shoots, in the order it needs them (an object is only looked up by objects
+// created after it): the Project, the CloudProfiles and the Secrets. The
+// legacy SecretBindings come after them (createSecretBindings).
 func (c creator) createAdmissionFixtures(ctx context.Context, l *Landscape) error {
 	projects := c.host + "/" + gardenerPath + "/projects"
 	if err := c.createOnce(ctx, projects, project(c.namespace)); err != nil {
@@ -162,18 +168,21 @@ func (c creator) createAdmissionFixtures(ctx context.Context, l *Landscape) erro
 	err := runParallel(ctx, len(names), loadWorkers, func(ctx context.Context, i int) error {
 		return c.createOnce(ctx, secrets, providerSecret(names[i]))
 	}, nil)
+	return err
+}
+
+// createSecretBindings creates, through admission, the SecretBinding of each
+// shoot that names its binding the legacy way. Admission looks up each one's
+// Secret through a client held to five requests a second, so at the
+// benchmark's sizes the seeder stores them instead (seeder.secretBinding).
+func (c creator) createSecretBindings(ctx context.Context, l *Landscape) error {
+	secretBindings := c.collection(gardenerPath, "secretbindings")
+	legacy, err := l.legacySecretBindings(c.namespace)
 	if err != nil {
 		return err
 	}
-	secretBindings := c.collection(gardenerPath, "secretbindings")
-	for _, name := range l.legacyBindingNames() {
-		b := l.Binding(name)
-		if b == nil {
-			return fmt.Errorf("a shoot names secret binding %s, which the landscape lacks: Gardener admits no such shoot", name)
-		}
-		if err := c.admitted(ctx, func() error {
-			return c.createOnce(ctx, secretBindings, secretBinding(name, c.namespace, b.Provider.Type))
-		}); err != nil {
+	for _, b := range legacy {
+		if err := c.admitted(ctx, func() error { return c.createOnce(ctx, secretBindings, b) }); err != nil {
 			return err
 		}
 	}
@@ -241,14 +250,27 @@ func (l *Landscape) providerTypes() []string {
 	return types
 }
 
-// legacyBindingNames are the binding names shoots give in
-// spec.secretBindingName, each once.
-func (l *Landscape) legacyBindingNames() []string {
-	var names []string
-	for _, s := range l.Shoots {
-		if n := s.Object.Spec.SecretBindingName; n != nil && *n != "" && !slices.Contains(names, *n) {
-			names = append(names, *n)
-		}
+// legacySecretBindings are the SecretBindings the shoots name in
+// spec.secretBindingName, each once, in namespace: each beside the
+// CredentialsBinding of its name, on the same account.
+func (l *Landscape) legacySecretBindings(namespace string) ([]*gardencorev1beta1.SecretBinding, error) {
+	var legacy []*gardencorev1beta1.SecretBinding
+	seen := map[string]bool{}
+	bindings := make(map[string]*securityv1alpha1.CredentialsBinding, len(l.Bindings))
+	for _, b := range l.Bindings {
+		bindings[b.Name] = b
 	}
-	return names
+	for _, s := range l.Shoots {
+		n := s.Object.Spec.SecretBindingName
+		if n == nil || *n == "" || seen[*n] {
+			continue
+		}
+		seen[*n] = true
+		b := bindings[*n]
+		if b == nil {
+			return nil, fmt.Errorf("a shoot names secret binding %s, which the landscape lacks: Gardener admits no such shoot", *n)
+		}
+		legacy = append(legacy, secretBinding(*n, namespace, b.Provider.Type))
+	}
+	return legacy, nil
 }

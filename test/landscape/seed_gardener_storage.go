@@ -33,9 +33,11 @@ const gardenerStoragePrefix = "/registry-gardener/"
 // converts every stored object on every read, and its watch cache follows
 // etcd.
 //
-// What admission looks up is created through the API first, as
+// What admission looks up for bindings and shoots (the Project, the
+// CloudProfiles, the Secrets) is created through the API first, as
 // LoadGardenerAPIServer does, so that objects created later through the API
-// are admitted. Each shoot is stored as LoadGardenerAPIServer creates it
+// are admitted. The legacy SecretBindings are stored like the rest: through
+// admission they come at about two a second. Each shoot is stored as LoadGardenerAPIServer creates it
 // (see encodeAdmittedShoot), with its status and the managedFields its
 // writers would have left (see managedFields); a shoot being deleted
 // carries Gardener's finalizer and a deletionTimestamp; a shoot may name a
@@ -54,14 +56,21 @@ func SeedGardenerAPIServer(ctx context.Context, kube *testbed.Kube, namespace st
 		return fmt.Errorf("seed landscape: connect to etcd: %w", err)
 	}
 	defer etcd.Close()
+	legacy, err := l.legacySecretBindings(namespace)
+	if err != nil {
+		return fmt.Errorf("seed landscape: %w", err)
+	}
 	s := seeder{etcd: etcd, namespace: namespace, created: metav1.Now()}
-	bindings := len(l.Bindings)
+	secretBindings, bindings := len(legacy), len(legacy)+len(l.Bindings)
 	// One put per object, each at a revision of its own: the API servers'
 	// watch caches take one event per revision, and would keep only the
 	// first object of a transaction that wrote several.
 	return runParallel(ctx, bindings+len(l.Shoots), loadWorkers, func(ctx context.Context, i int) error {
-		if i < bindings {
-			return put(ctx, s.etcd, l.Bindings[i], s.binding)
+		switch {
+		case i < secretBindings:
+			return put(ctx, s.etcd, legacy[i], s.secretBinding)
+		case i < bindings:
+			return put(ctx, s.etcd, l.Bindings[i-secretBindings], s.binding)
 		}
 		return put(ctx, s.etcd, l.Shoots[i-bindings], s.shoot)
 	}, progress)
@@ -106,6 +115,16 @@ func (s *seeder) binding(b *securityv1alpha1.CredentialsBinding) (string, []byte
 		return "", nil, fmt.Errorf("binding %s: %w", b.Name, err)
 	}
 	return gardenerStoragePrefix + "security.gardener.cloud/credentialsbindings/" + s.namespace + "/" + b.Name, value, nil
+}
+
+func (s *seeder) secretBinding(b *gardencorev1beta1.SecretBinding) (string, []byte, error) {
+	stored := *b
+	stored.ObjectMeta = s.meta(b.ObjectMeta)
+	value, err := json.Marshal(&stored)
+	if err != nil {
+		return "", nil, fmt.Errorf("secret binding %s: %w", b.Name, err)
+	}
+	return gardenerStoragePrefix + "core.gardener.cloud/secretbindings/" + s.namespace + "/" + b.Name, value, nil
 }
 
 func (s *seeder) shoot(sh *Shoot) (string, []byte, error) {

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
@@ -20,8 +21,10 @@ import (
 // A landscape seeded into gardener-apiserver's storage is served by the real
 // server as the landscape says: every binding and shoot, a shoot being
 // deleted with its deletionTimestamp, a shoot on a binding the landscape
-// lacks, each shoot defaulted by the server on read; and the namespace still
-// admits a shoot created through the API afterwards.
+// lacks, each shoot defaulted by the server on read, the SecretBinding of a
+// shoot naming its binding the legacy way; and the namespace still admits a
+// legacy shoot created through the API afterwards, which admission checks
+// against that stored SecretBinding.
 func TestASeededLandscapeIsServedByTheRealGardenerAPIServer(t *testing.T) {
 	testbed.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -33,6 +36,12 @@ func TestASeededLandscapeIsServedByTheRealGardenerAPIServer(t *testing.T) {
 	}
 	l := Generate(Options{Seed: 17, GlobalAccounts: 3})
 	l.AddShoot(ShootSpec{BindingName: "seeded-ghost", RuntimeID: "rt-ghost", GlobalAccountID: "ga-ghost"})
+	legacyBinding := l.Bindings[0]
+	l.AddShoot(ShootSpec{BindingName: legacyBinding.Name, Legacy: true, RuntimeID: "rt-legacy", GlobalAccountID: "ga-legacy"})
+	legacy, err := l.legacySecretBindings(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !slices.ContainsFunc(l.Shoots, func(s *Shoot) bool { return s.Deleting }) {
 		t.Fatal("the landscape has no shoot being deleted")
 	}
@@ -40,8 +49,8 @@ func TestASeededLandscapeIsServedByTheRealGardenerAPIServer(t *testing.T) {
 	if err := SeedGardenerAPIServer(ctx, kube, ns, l, func(done, total int) { reported = done }); err != nil {
 		t.Fatal(err)
 	}
-	if reported != len(l.Shoots)+len(l.Bindings) {
-		t.Errorf("progress reported %d objects of %d", reported, len(l.Shoots)+len(l.Bindings))
+	if want := len(legacy) + len(l.Bindings) + len(l.Shoots); reported != want {
+		t.Errorf("progress reported %d objects of %d", reported, want)
 	}
 
 	c, err := gardener.NewClient(kube.Config(), ns, 7)
@@ -78,11 +87,21 @@ func TestASeededLandscapeIsServedByTheRealGardenerAPIServer(t *testing.T) {
 		t.Error("a seeded shoot is served without the fields gardener-apiserver defaults on read (spec.schedulerName)")
 	}
 
-	added := l.AddShoot(ShootSpec{BindingName: l.Bindings[0].Name, RuntimeID: "rt-after", GlobalAccountID: "ga-after"})
+	stored, err := d.Resource(secretBindingsResource).Namespace(ns).Get(ctx, legacyBinding.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the SecretBinding a seeded legacy shoot names: %v", err)
+	}
+	if provider, _, _ := unstructured.NestedString(stored.Object, "provider", "type"); provider != legacyBinding.Provider.Type {
+		t.Errorf("stored SecretBinding %s has provider type %q, want its binding's %q", legacyBinding.Name, provider, legacyBinding.Provider.Type)
+	}
+
+	added := l.AddShoot(ShootSpec{BindingName: legacyBinding.Name, Legacy: true, RuntimeID: "rt-after", GlobalAccountID: "ga-after"})
 	if err := CreateShoot(ctx, kube, ns, added); err != nil {
-		t.Fatalf("a shoot created through admission after seeding: %v", err)
+		t.Fatalf("a legacy shoot created through admission after seeding: %v", err)
 	}
 }
+
+var secretBindingsResource = schema.GroupVersionResource{Group: "core.gardener.cloud", Version: "v1beta1", Resource: "secretbindings"}
 
 func shootName(s hap.Shoot) string     { return s.Name }
 func bindingName(b hap.Binding) string { return b.Name }
