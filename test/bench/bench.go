@@ -139,6 +139,9 @@ func measureSize(ctx context.Context, bed *testbed.Bed, size Size, opts Options)
 	if res.Steady, err = measureSteady(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, opts.SteadyCycles); err != nil {
 		return res, err
 	}
+	if res.Steady.CachedFill, err = measureCachedFill(ctx, bed.Kube.Config(), w.Namespace, config.Default().Gardener.PageSize); err != nil {
+		return res, err
+	}
 
 	say("measuring %d picks on each path", opts.Picks)
 	if res.Picks, err = measurePicks(ctx, bed.Kube.Config(), w.Namespace, w.DatabaseURL, requests, clusterLimit, opts.LiveBudget); err != nil {

@@ -67,6 +67,8 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 		"floor count query":     float64(s.Floor.CountQuery),
 		"watched cycle":         float64(s.Steady.Wall),
 		"watch first fill":      float64(s.Steady.FirstFill),
+		"cached fill floor":     float64(s.Steady.CachedFill.Wall),
+		"cached fill bytes":     float64(s.Steady.CachedFill.Shoots.Bytes),
 		"live path p99":         float64(s.Picks.LivePath.P99),
 		"one query p99":         float64(s.Picks.OneQuery.P99),
 		"run over floor":        s.Ratios.RunOverFloor,

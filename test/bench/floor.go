@@ -75,14 +75,7 @@ func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	var f Floor
 	g, gctx := errgroup.WithContext(ctx)
 	start := time.Now()
-	g.Go(func() (err error) {
-		f.Shoots, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/core.gardener.cloud/v1beta1/namespaces/"+namespace+"/shoots", pageSize, accept)
-		return err
-	})
-	g.Go(func() (err error) {
-		f.Bindings, err = fetchPages(gctx, httpClient, cfg.Host, "/apis/security.gardener.cloud/v1alpha1/namespaces/"+namespace+"/credentialsbindings", pageSize, accept)
-		return err
-	})
+	fetchBoth(gctx, g, httpClient, cfg.Host, namespace, pageSize, accept, consistentRead, &f.Shoots, &f.Bindings)
 	g.Go(func() error {
 		t := time.Now()
 		rows, err := conn.Query(gctx, floorCountSQL)
@@ -107,17 +100,42 @@ func measureFloor(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 	return f, nil
 }
 
+// The reads a list can ask for: a consistent one, as run and serve's first
+// fill do, or one the API server may answer from its watch cache
+// (resourceVersion=0), which can lag the newest writes.
+const (
+	consistentRead = ""
+	cachedRead     = "0"
+)
+
+// fetchBoth fetches the namespace's shoots and bindings in g, at once, as
+// the job reads them.
+func fetchBoth(ctx context.Context, g *errgroup.Group, client *http.Client, host, namespace string, pageSize int64, accept, read string, shoots, bindings *Fetch) {
+	g.Go(func() (err error) {
+		*shoots, err = fetchPages(ctx, client, host, "/apis/core.gardener.cloud/v1beta1/namespaces/"+namespace+"/shoots", pageSize, accept, read)
+		return err
+	})
+	g.Go(func() (err error) {
+		*bindings, err = fetchPages(ctx, client, host, "/apis/security.gardener.cloud/v1alpha1/namespaces/"+namespace+"/credentialsbindings", pageSize, accept, read)
+		return err
+	})
+}
+
 // fetchPages GETs every page of a list and keeps nothing but the continue
-// token: the cost of moving the bytes, with no decoding on this side.
-func fetchPages(ctx context.Context, client *http.Client, host, path string, pageSize int64, accept string) (Fetch, error) {
+// token: the cost of moving the bytes, with no decoding on this side. read
+// goes with the first page only: a continue token carries its own version.
+func fetchPages(ctx context.Context, client *http.Client, host, path string, pageSize int64, accept, read string) (Fetch, error) {
 	var f Fetch
 	var body bytes.Buffer
 	start := time.Now()
 	token := ""
 	for {
 		q := url.Values{"limit": {strconv.FormatInt(pageSize, 10)}}
-		if token != "" {
+		switch {
+		case token != "":
 			q.Set("continue", token)
+		case read != consistentRead:
+			q.Set("resourceVersion", read)
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, host+path+"?"+q.Encode(), nil)
 		if err != nil {

@@ -37,6 +37,8 @@ type Steady struct {
 	// ChangeToTable is how long serve takes from a binding claimed in
 	// Gardener to the candidate table listing it.
 	ChangeToTable PickTail `json:"changeToTable"`
+	// CachedFill is the floor of a first fill read from the watch caches.
+	CachedFill CachedFill `json:"cachedFillFloor"`
 }
 
 // measureSteady opens the job as serve does, starts watching, then times

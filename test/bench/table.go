@@ -76,10 +76,10 @@ func PrintTable(w io.Writer, r *Report) error {
 	}
 
 	section("serve after the first list: a cycle over all jobs with watched shoots and bindings; a binding claimed until the table lists it")
-	row("size", "first fill s", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU", "change p50 s", "change p99 s", "change max s")
+	row("size", "first fill s", "cached fill floor s", "pages", "cache heap MB", "cycle s", "cycle CPU s", "cycle/run wall", "cycle/run CPU", "change p50 s", "change p99 s", "change max s")
 	for _, s := range r.Sizes {
 		st := s.Steady
-		row(s.Size.Name, f2(float64(st.FirstFill)), f1(st.CacheHeapMB), f3(float64(st.Wall)), f3(float64(st.CPU)),
+		row(s.Size.Name, f2(float64(st.FirstFill)), f2(float64(st.CachedFill.Wall)), st.CachedFill.Shoots.Pages, f1(st.CacheHeapMB), f3(float64(st.Wall)), f3(float64(st.CPU)),
 			pct(s.Ratios.SteadyOverRun), pct(s.Ratios.SteadyCPUOverRunCPU),
 			f2(float64(st.ChangeToTable.P50)/1000), f2(float64(st.ChangeToTable.P99)/1000), f2(float64(st.ChangeToTable.Max)/1000))
 	}
