@@ -29,10 +29,11 @@ TRIALS   ?= 1000
 CRASHES  ?= 50
 FUZZTIME ?= 30s
 
-reliability: ## race trials under faults (TRIALS=1000, about 8 s each on 2 cores) and SIGKILL (CRASHES=50) trials on the real test bed; a failure prints its seed
+reliability: ## race trials under faults (TRIALS=1000, about 19 s each on 2 cores) and SIGKILL (CRASHES=50) trials on the real test bed; a failure prints its seed
 	bash hack/ensure-tools.sh
 	bash hack/build-etcd.sh >/dev/null
 	bash hack/build-kube-apiserver.sh >/dev/null
+	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) test -count=1 -timeout 600m -run 'TestRacesUnderFaults|TestKilledRunsLeaveNothingHalfDone' -v ./test/reliability/ \
 		-args -reliability.trials=$(TRIALS) -reliability.crashes=$(CRASHES)
 
