@@ -165,10 +165,9 @@ func (c creator) createAdmissionFixtures(ctx context.Context, l *Landscape) erro
 	for _, b := range l.Bindings {
 		names = append(names, b.CredentialsRef.Name)
 	}
-	err := runParallel(ctx, len(names), loadWorkers, func(ctx context.Context, i int) error {
+	return runParallel(ctx, len(names), loadWorkers, func(ctx context.Context, i int) error {
 		return c.createOnce(ctx, secrets, providerSecret(names[i]))
 	}, nil)
-	return err
 }
 
 // createSecretBindings creates, through admission, the SecretBinding of each
