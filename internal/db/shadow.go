@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm/clause"
@@ -26,9 +28,10 @@ FROM instances i
 LEFT JOIN %[1]s.shadow_picks s ON s.instance_id = i.instance_id
 WHERE i.created_at >= $1 AND coalesce(i.subscription_secret_name, '') <> ''`
 
-// ShadowInputs reads what comparing the picks since `since` needs. Picks in
-// the maxAge before it come along as already compared: the table would have
-// reserved for them, and that shapes its answers to the picks after.
+// ShadowInputs reads KEB's picks since `since` and the candidate table's
+// rewrites over that time. Picks in the maxAge before it come along as
+// already compared: the table would have reserved for them, and that shapes
+// its answers to the picks after.
 func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error) {
 	var in hap.ShadowInput
 	db := s.db.WithContext(ctx)
@@ -62,28 +65,60 @@ func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.D
 	for _, r := range rewrites {
 		in.Rewrites = append(in.Rewrites, hap.Rewrite{WrittenAt: r.WrittenAt, SnapshotAt: r.SnapshotAt})
 	}
-	if len(in.Rewrites) == 0 {
-		return in, nil
-	}
-
-	var versions []historyRow
-	if err := db.Table(s.table("candidate_history")).
-		Where("valid_to IS NULL OR valid_to > ?", in.Rewrites[0].WrittenAt).Find(&versions).Error; err != nil {
-		return in, s.wrap("read the candidate history", err)
-	}
-	for _, v := range versions {
-		cv := hap.CandidateVersion{
-			Candidate: hap.Candidate{GlobalAccountID: v.GlobalAccountID, Pool: hap.Pool{HyperscalerType: v.HyperscalerType, EUAccess: v.EUAccess},
-				BindingName: v.BindingName, DBCount: v.DBCount, ShootCount: v.ShootCount, EffectiveCount: v.EffectiveCount,
-				Limit: v.ClusterLimit, Selectable: v.Selectable, Guarded: v.Guarded, Rank: v.Rank},
-			ValidFrom: v.ValidFrom,
-		}
-		if v.ValidTo != nil {
-			cv.ValidTo = *v.ValidTo
-		}
-		in.Versions = append(in.Versions, cv)
-	}
 	return in, nil
+}
+
+// CandidateVersions reads the candidate table's rows of groups as they
+// stood from `from` on: every version still held then or written since.
+// The query narrows to the groups' GAs and the pools are matched here, as
+// the rows stream in: no more than the groups' rows is ever held.
+func (s *Store) CandidateVersions(ctx context.Context, from time.Time, groups []hap.ShadowGroup) ([]hap.CandidateVersion, error) {
+	wanted := make(map[hap.ShadowGroup]bool, len(groups))
+	var gas []string
+	for _, g := range groups {
+		if !wanted[g] {
+			wanted[g] = true
+			gas = append(gas, g.GlobalAccountID)
+		}
+	}
+	slices.Sort(gas)
+	gas = slices.Compact(gas)
+	var out []hap.CandidateVersion
+	for start := 0; start < len(gas); start += batchSize {
+		rows, err := s.db.WithContext(ctx).Raw(`SELECT binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
+			effective_count, cluster_limit, selectable, guarded, rank, valid_from, valid_to FROM `+s.table("candidate_history")+`
+			WHERE (valid_to IS NULL OR valid_to > ?) AND global_account_id IN ?`, from, gas[start:min(start+batchSize, len(gas))]).Rows()
+		if err != nil {
+			return nil, s.wrap("read the candidate history", err)
+		}
+		out, err = appendVersions(out, rows, wanted)
+		if err != nil {
+			return nil, s.wrap("read the candidate history", err)
+		}
+	}
+	return out, nil
+}
+
+// appendVersions appends the versions of rows that belong to a wanted
+// group, and closes rows.
+func appendVersions(out []hap.CandidateVersion, rows *sql.Rows, wanted map[hap.ShadowGroup]bool) ([]hap.CandidateVersion, error) {
+	defer rows.Close()
+	for rows.Next() {
+		var v hap.CandidateVersion
+		var validTo *time.Time
+		if err := rows.Scan(&v.BindingName, &v.GlobalAccountID, &v.Pool.HyperscalerType, &v.Pool.EUAccess, &v.DBCount, &v.ShootCount,
+			&v.EffectiveCount, &v.Limit, &v.Selectable, &v.Guarded, &v.Rank, &v.ValidFrom, &validTo); err != nil {
+			return out, err
+		}
+		if !wanted[hap.ShadowGroup{GlobalAccountID: v.GlobalAccountID, Pool: v.Pool}] {
+			continue
+		}
+		if validTo != nil {
+			v.ValidTo = *validTo
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 type shadowRow struct {

@@ -33,56 +33,80 @@ import (
 // Bindings KEB's selectors never return (dirty, free, out of every pool) are
 // not candidates. Names compare as bytes, as the API server lists them.
 func DecideCandidates(t *Tally, p Policy) []Candidate {
-	type group struct {
-		ga   string
-		pool Pool
-	}
-	groups := map[group][]Candidate{}
+	// One slice of the exact size, sorted once into groups and each group
+	// into rank order: at 30,000 bindings a slice per group, or one grown
+	// by appending, costs the run several times the table's megabytes.
+	n := 0
 	t.Each(func(u *Usage) {
-		b := u.Binding
-		if b == nil {
-			return
+		if _, ok := candidateOf(u, p); ok {
+			n++
 		}
-		var c Candidate
-		switch {
-		case b.InSharedPool():
-			c = Candidate{Pool: b.Pool, BindingName: b.Name, DBCount: u.Instances, ShootCount: u.Shoots,
-				EffectiveCount: u.CredentialsShoots, Selectable: true}
-		case b.Dedicated() && b.Claimed():
-			own := u.OwnInstances(b.GlobalAccountID)
-			c = Candidate{GlobalAccountID: b.GlobalAccountID, Pool: b.Pool, BindingName: b.Name, DBCount: own,
-				ShootCount: u.Shoots, EffectiveCount: max(own, u.Shoots), Selectable: true}
-			if limit, ok := p.limitOf(*b); ok {
-				headroom := limit - c.EffectiveCount
-				c.Limit, c.Headroom = &limit, &headroom
-				c.Selectable = headroom > 0
-			}
-		default:
-			return
-		}
-		k := group{c.GlobalAccountID, c.Pool}
-		groups[k] = append(groups[k], c)
 	})
-
-	var out []Candidate
-	for k, rows := range groups {
-		slices.SortFunc(rows, candidateOrder(k.ga == "", p.MultiAccount(k.ga)))
-		guarded := p.MultiAccount(k.ga) && guardTrips(rows, p.MinBindingsForGuard)
+	out := make([]Candidate, 0, n)
+	t.Each(func(u *Usage) {
+		if c, ok := candidateOf(u, p); ok {
+			out = append(out, c)
+		}
+	})
+	slices.SortFunc(out, func(a, b Candidate) int {
+		if g := compareGroups(a, b); g != 0 {
+			return g
+		}
+		return candidateOrder(a.GlobalAccountID == "", p.MultiAccount(a.GlobalAccountID))(a, b)
+	})
+	eachGroup(out, func(rows []Candidate) {
+		guarded := p.MultiAccount(rows[0].GlobalAccountID) && guardTrips(rows, p.MinBindingsForGuard)
 		for i := range rows {
 			rows[i].Rank = i + 1
 			rows[i].Guarded = guarded
 		}
-		out = append(out, rows...)
-	}
-	slices.SortFunc(out, func(a, b Candidate) int {
-		return cmp.Or(
-			cmp.Compare(a.GlobalAccountID, b.GlobalAccountID),
-			cmp.Compare(a.Pool.HyperscalerType, b.Pool.HyperscalerType),
-			compareBool(a.Pool.EUAccess, b.Pool.EUAccess),
-			cmp.Compare(a.Rank, b.Rank),
-		)
 	})
 	return out
+}
+
+// eachGroup calls fn with each (GA, pool)'s run of rows, in order; rows
+// come grouped, as DecideCandidates returns them.
+func eachGroup(rows []Candidate, fn func([]Candidate)) {
+	for start := 0; start < len(rows); {
+		end := start + 1
+		for end < len(rows) && compareGroups(rows[start], rows[end]) == 0 {
+			end++
+		}
+		fn(rows[start:end])
+		start = end
+	}
+}
+
+// candidateOf is the row u's binding gets, if KEB's selectors return it.
+func candidateOf(u *Usage, p Policy) (Candidate, bool) {
+	b := u.Binding
+	switch {
+	case b == nil:
+		return Candidate{}, false
+	case b.InSharedPool():
+		return Candidate{Pool: b.Pool, BindingName: b.Name, DBCount: u.Instances, ShootCount: u.Shoots,
+			EffectiveCount: u.CredentialsShoots, Selectable: true}, true
+	case b.Dedicated() && b.Claimed():
+		own := u.OwnInstances(b.GlobalAccountID)
+		c := Candidate{GlobalAccountID: b.GlobalAccountID, Pool: b.Pool, BindingName: b.Name, DBCount: own,
+			ShootCount: u.Shoots, EffectiveCount: max(own, u.Shoots), Selectable: true}
+		if limit, ok := p.limitOf(*b); ok {
+			headroom := limit - c.EffectiveCount
+			c.Limit, c.Headroom = &limit, &headroom
+			c.Selectable = headroom > 0
+		}
+		return c, true
+	}
+	return Candidate{}, false
+}
+
+// compareGroups orders rows by GA and pool, the table's order of groups.
+func compareGroups(a, b Candidate) int {
+	return cmp.Or(
+		cmp.Compare(a.GlobalAccountID, b.GlobalAccountID),
+		cmp.Compare(a.Pool.HyperscalerType, b.Pool.HyperscalerType),
+		compareBool(a.Pool.EUAccess, b.Pool.EUAccess),
+	)
 }
 
 // guardTrips is KEB's guard (resolveWithMultiAccountSupport): at least min

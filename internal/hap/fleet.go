@@ -73,53 +73,67 @@ type PoolFigures struct {
 }
 
 // FleetOf computes the fleet figures of one run from the snapshot, its
-// candidate rows and its pool statistics (DecidePools). The same inputs
-// always give the same figures, in a stable order.
+// candidate rows as DecideCandidates returns them (grouped by GA and pool)
+// and its pool statistics (DecidePools). The same inputs always give the
+// same figures, in a stable order.
+//
+// Every slice is sized before it is filled and the per-GA figures are
+// counted over each group's rows, with no map keyed by every GA: at 30,000
+// bindings the fleet is the run's last and largest allocation, and a
+// grown slice holds up to a quarter more than it needs until the next run
+// replaces it.
 func FleetOf(t *Tally, candidates []Candidate, stats []PoolStats, skippedObjects []Skipped) Fleet {
-	type gaPool struct {
-		ga   string
-		pool Pool
-	}
-	claimed := map[gaPool]int{}
-	var f Fleet
-	t.Each(func(u *Usage) {
+	inUsage := func(u *Usage) bool {
 		b := u.Binding
-		if b == nil {
-			return
+		return b != nil && (b.Claimed() || b.Shared || !u.Empty())
+	}
+	usages, gaGroups, limits := 0, 0, 0
+	t.Each(func(u *Usage) {
+		if inUsage(u) {
+			usages++
 		}
-		if b.Dedicated() && b.Claimed() {
-			claimed[gaPool{b.GlobalAccountID, b.Pool}]++
+	})
+	eachGroup(candidates, func(rows []Candidate) {
+		if rows[0].GlobalAccountID != "" {
+			gaGroups++
 		}
-		if b.Claimed() || b.Shared || !u.Empty() {
+	})
+	for _, c := range candidates {
+		if c.GlobalAccountID != "" && c.Limit != nil {
+			limits++
+		}
+	}
+	f := Fleet{Usage: make([]BindingUsage, 0, usages), BindingsPerGA: make([]PoolFigure, 0, gaGroups),
+		SelectablePerGA: make([]PoolFigure, 0, gaGroups), LimitPerBinding: make([]BindingFigure, 0, limits)}
+	t.Each(func(u *Usage) {
+		if b := u.Binding; inUsage(u) {
 			f.Usage = append(f.Usage, BindingUsage{b.Name, b.GlobalAccountID, b.Pool, u.Shoots, u.Instances})
 		}
 	})
-	for k, n := range claimed {
-		f.BindingsPerGA = append(f.BindingsPerGA, PoolFigure{k.ga, k.pool, float64(n)})
-	}
+	// A GA's rows are its bindings KEB's tenant selector returns.
+	eachGroup(candidates, func(rows []Candidate) {
+		ga, pool := rows[0].GlobalAccountID, rows[0].Pool
+		if ga == "" {
+			return
+		}
+		selectable := 0
+		for _, c := range rows {
+			if c.Selectable {
+				selectable++
+			}
+			if c.Limit != nil {
+				f.LimitPerBinding = append(f.LimitPerBinding, BindingFigure{c.BindingName, ga, pool, float64(*c.Limit)})
+			}
+		}
+		f.BindingsPerGA = append(f.BindingsPerGA, PoolFigure{ga, pool, float64(len(rows))})
+		f.SelectablePerGA = append(f.SelectablePerGA, PoolFigure{ga, pool, float64(selectable)})
+	})
 	// A dedicated pool is listed while KEB's selectors return any of its
 	// bindings, an exhausted one with 0 free.
 	for _, s := range stats {
 		if !s.Shared && s.Free+s.Claimed > 0 {
 			f.Available = append(f.Available, PoolFigure{Pool: s.Pool, Value: float64(s.Free)})
 		}
-	}
-	selectable := map[gaPool]int{}
-	for _, c := range candidates {
-		if c.GlobalAccountID == "" {
-			continue
-		}
-		k := gaPool{c.GlobalAccountID, c.Pool}
-		selectable[k] += 0
-		if c.Selectable {
-			selectable[k]++
-		}
-		if c.Limit != nil {
-			f.LimitPerBinding = append(f.LimitPerBinding, BindingFigure{c.BindingName, c.GlobalAccountID, c.Pool, float64(*c.Limit)})
-		}
-	}
-	for k, n := range selectable {
-		f.SelectablePerGA = append(f.SelectablePerGA, PoolFigure{k.ga, k.pool, float64(n)})
 	}
 	f.Skipped = map[string]int{"CredentialsBinding": 0, "Shoot": 0}
 	for _, s := range skippedObjects {

@@ -33,6 +33,7 @@ type PoolStats struct {
 // DecidePools sums, per pool KEB reads, the bindings by state and the
 // clusters on them, and names the GAs about to claim another binding (a
 // single selectable binding left, with at most a tenth of its limit free).
+// candidates are as DecideCandidates returns them, grouped by GA and pool.
 func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 	stats := map[PoolKey]*PoolStats{}
 	at := func(k PoolKey) *PoolStats {
@@ -61,34 +62,25 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		}
 		s.Clusters += u.Effective()
 	})
-	type group struct {
-		ga   string
-		pool Pool
-	}
-	// Per GA and pool, how many bindings are selectable and which came
-	// first: the count alone decides, and a run has a group per GA.
-	type selectableRows struct{ n, first int }
-	selectable := map[group]selectableRows{}
-	for i, c := range candidates {
-		if c.GlobalAccountID == "" || c.Limit == nil {
-			continue
+	// A GA is nearly full in a pool when one of its bindings there is
+	// selectable and that one has a tenth of its limit or less left;
+	// each group is counted over its run of rows, without a map of GAs.
+	eachGroup(candidates, func(rows []Candidate) {
+		if rows[0].GlobalAccountID == "" {
+			return
 		}
-		k := group{c.GlobalAccountID, c.Pool}
-		g := selectable[k]
-		if c.Selectable {
-			if g.n == 0 {
-				g.first = i
+		var last *Candidate
+		n := 0
+		for i := range rows {
+			if c := &rows[i]; c.Limit != nil && c.Selectable {
+				last, n = c, n+1
 			}
-			g.n++
 		}
-		selectable[k] = g
-	}
-	for k, g := range selectable {
-		if c := candidates[g.first]; g.n == 1 && *c.Headroom*10 <= *c.Limit {
-			s := at(PoolKey{Pool: k.pool})
-			s.NearlyFull = append(s.NearlyFull, k.ga)
+		if n == 1 && *last.Headroom*10 <= *last.Limit {
+			s := at(PoolKey{Pool: rows[0].Pool})
+			s.NearlyFull = append(s.NearlyFull, rows[0].GlobalAccountID)
 		}
-	}
+	})
 	out := make([]PoolStats, 0, len(stats))
 	for _, s := range stats {
 		slices.Sort(s.NearlyFull)

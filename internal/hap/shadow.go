@@ -84,22 +84,19 @@ type ShadowResult struct {
 // binding the table would have named) and a claimed row where the table
 // would have said to claim a new binding and KEB claimed one. It returns a
 // result for every pick not yet Compared. Picks before the first rewrite
-// have no table to compare with and are left out.
+// have no table to compare with and are left out. versions need hold only
+// the groups GroupsToCompare names: the others give no result.
 func CompareShadow(picks []KEBPick, versions []CandidateVersion, rewrites []Rewrite, maxAge time.Duration) []ShadowResult {
-	type groupKey struct {
-		ga   string
-		pool Pool
-	}
-	rows := map[groupKey][]CandidateVersion{}
+	rows := map[ShadowGroup][]CandidateVersion{}
 	for _, v := range versions {
-		k := groupKey{v.GlobalAccountID, v.Pool}
+		k := ShadowGroup{v.GlobalAccountID, v.Pool}
 		rows[k] = append(rows[k], v)
 	}
 	rewrites = slices.SortedFunc(slices.Values(rewrites), func(a, b Rewrite) int { return a.WrittenAt.Compare(b.WrittenAt) })
-	byGroup := map[groupKey][]KEBPick{}
-	var order []groupKey
+	byGroup := map[ShadowGroup][]KEBPick{}
+	var order []ShadowGroup
 	for _, p := range picks {
-		k := groupKey{p.GlobalAccountID, p.Pool}
+		k := p.group()
 		if _, seen := byGroup[k]; !seen {
 			order = append(order, k)
 		}
@@ -111,6 +108,33 @@ func CompareShadow(picks []KEBPick, versions []CandidateVersion, rewrites []Rewr
 		out = append(out, g.replay(byGroup[k])...)
 	}
 	return out
+}
+
+// ShadowGroup is a GA ("" for a shared pool) and pool: the candidate rows
+// one pick chooses among, and the picks replayed together against them.
+type ShadowGroup struct {
+	GlobalAccountID string
+	Pool            Pool
+}
+
+func (p KEBPick) group() ShadowGroup { return ShadowGroup{p.GlobalAccountID, p.Pool} }
+
+// GroupsToCompare names, in name order, the groups holding a pick not yet
+// compared: CompareShadow reads the table's history of these alone, so a
+// run need not hold the whole table's, which at 30,000 bindings is
+// megabytes.
+func GroupsToCompare(picks []KEBPick) []ShadowGroup {
+	var out []ShadowGroup
+	for _, p := range picks {
+		if !p.Compared {
+			out = append(out, p.group())
+		}
+	}
+	slices.SortFunc(out, func(a, b ShadowGroup) int {
+		return cmp.Or(cmp.Compare(a.GlobalAccountID, b.GlobalAccountID), cmp.Compare(a.Pool.HyperscalerType, b.Pool.HyperscalerType),
+			cmp.Compare(a.Pool.String(), b.Pool.String()))
+	})
+	return slices.Compact(out)
 }
 
 // shadowGroup replays the picks of one (GA, pool).
@@ -267,10 +291,11 @@ func limitText(limit *int) string {
 }
 
 // ShadowInput is what the shadow job compares: KEB's placed instances since
-// a moment, and the candidate table as it stood from shortly before then on.
+// a moment, and the candidate table's rewrites from shortly before then on.
+// The table's rows over that time are read apart, for the groups the picks
+// fall in (GroupsToCompare).
 type ShadowInput struct {
 	Placed   []PlacedInstance
-	Versions []CandidateVersion
 	Rewrites []Rewrite
 }
 
@@ -290,6 +315,9 @@ type PlacedInstance struct {
 // owning GA's pool otherwise. Instances whose binding the snapshot does not
 // hold cannot be placed in a pool and are counted in unplaced.
 func KEBPicksOf(placed []PlacedInstance, bindings []Binding) (picks []KEBPick, unplaced int) {
+	if len(placed) == 0 {
+		return nil, 0 // a quiet window: no index of every binding
+	}
 	byName := make(map[string]*Binding, len(bindings))
 	for i := range bindings {
 		byName[bindings[i].Name] = &bindings[i]

@@ -1,6 +1,7 @@
 package hap
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -103,5 +104,25 @@ func TestShadowUsesTheTableAsItStoodAtThePick(t *testing.T) {
 	got := outcomesOf(CompareShadow([]KEBPick{kebPick("before", "ga-a", "a-1", 5), kebPick("after", "ga-a", "a-2", 15)}, versions, rewrites, time.Hour))
 	if got["before"] != ShadowAgree || got["after"] != ShadowAgree {
 		t.Fatalf("outcomes %v; want both to agree with the table of their moment", got)
+	}
+}
+
+// Only a group with a pick still to compare needs the table's history: a
+// group whose picks all have results is left out, and each group is named
+// once, in order.
+func TestGroupsToCompareNamesTheGroupsWithANewPick(t *testing.T) {
+	done := kebPick("p0", "ga-done", "d-1", 1)
+	done.Compared = true
+	eu := kebPick("p3", "ga-a", "a-eu", 4)
+	eu.Pool = Pool{HyperscalerType: "aws", EUAccess: true}
+	shared := kebPick("p4", "", "shared-1", 5)
+	picks := []KEBPick{done, kebPick("p1", "ga-b", "b-1", 2), kebPick("p2", "ga-a", "a-1", 3), eu, shared, kebPick("p5", "ga-a", "a-1", 6)}
+	got := GroupsToCompare(picks)
+	want := []ShadowGroup{{"", awsPool}, {"ga-a", awsPool}, {"ga-a", eu.Pool}, {"ga-b", awsPool}}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %v; want %v", got, want)
+	}
+	if got := GroupsToCompare([]KEBPick{done}); len(got) != 0 {
+		t.Errorf("groups of compared picks only: %v; want none", got)
 	}
 }

@@ -153,6 +153,21 @@ func (c *ShootCounter) Add(sh Shoot) {
 	}
 }
 
+// ResetShoots forgets every shoot counted so far, for a list that starts
+// over; the instances stay counted and indexed. The counter then reads as
+// one NewShootCounter made from the same instances.
+func (c *ShootCounter) ResetShoots() {
+	t := c.t
+	for name, u := range t.byName {
+		if len(u.InstancesByGA) == 0 { // only shoots named it
+			delete(t.byName, name)
+			continue
+		}
+		u.Shoots, u.CredentialsShoots, u.Deleting, u.ShootOwners = 0, 0, 0, nil
+	}
+	t.ShootsTotal, t.ShootsWithoutBinding = 0, 0
+}
+
 // Tally completes the count with Gardener's bindings. The counter must not
 // be used afterwards.
 func (c *ShootCounter) Tally(bindings []Binding) *Tally {

@@ -29,8 +29,11 @@ var shadowJob = Job{
 type shadowStore interface {
 	// ShadowInputs returns KEB's placed instances since `since` (those in
 	// the maxAge before it marked compared) and the candidate table's
-	// versions and rewrites over that time.
+	// rewrites over that time.
 	ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error)
+	// CandidateVersions returns the candidate table's rows of groups as
+	// they stood from `from` on.
+	CandidateVersions(ctx context.Context, from time.Time, groups []hap.ShadowGroup) ([]hap.CandidateVersion, error)
 	// RecordShadow keeps each compared pick once and prunes what is older
 	// than retention.
 	RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error
@@ -57,17 +60,24 @@ type shadow struct {
 
 func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 	s := sh.settings
-	// Gather: KEB's picks in the window and the table's history; the
-	// snapshot's bindings say which pool each pick came from.
+	// Gather: KEB's picks in the window, the snapshot's bindings saying
+	// which pool each came from, and the table's history of the groups
+	// with a pick to compare (none in a quiet window).
 	since := f.SnapshotAt.Add(-s.Window.Duration)
 	in, err := sh.store.ShadowInputs(ctx, since, s.MaxAge.Duration)
 	if err != nil {
 		return err
 	}
+	picks, unplaced := hap.KEBPicksOf(in.Placed, f.Bindings)
+	var versions []hap.CandidateVersion
+	if groups := hap.GroupsToCompare(picks); len(groups) > 0 && len(in.Rewrites) > 0 {
+		if versions, err = sh.store.CandidateVersions(ctx, in.Rewrites[0].WrittenAt, groups); err != nil {
+			return err
+		}
+	}
 
 	// Decide.
-	picks, unplaced := hap.KEBPicksOf(in.Placed, f.Bindings)
-	results := hap.CompareShadow(picks, in.Versions, in.Rewrites, s.MaxAge.Duration)
+	results := hap.CompareShadow(picks, versions, in.Rewrites, s.MaxAge.Duration)
 	sh.decided()
 
 	// Act.

@@ -38,6 +38,7 @@ func fixture() (hap.Fleet, []hap.OpenFinding) {
 	candidates := []hap.Candidate{
 		{GlobalAccountID: "ga", Pool: aws, BindingName: "a", Limit: &limit, Selectable: true},
 		{GlobalAccountID: "ga", Pool: aws, BindingName: "b", Limit: &limit, Selectable: true},
+		{GlobalAccountID: "ga", Pool: hap.Pool{HyperscalerType: "aws", EUAccess: true}, BindingName: "eu-claimed", Limit: &limit, Headroom: &limit, Selectable: true},
 	}
 	fleet := hap.FleetOf(tally, candidates, hap.DecidePools(tally, candidates), []hap.Skipped{{Kind: "Shoot", Name: "x"}})
 	days := 12.5
@@ -85,11 +86,13 @@ hap_reconciler_instances_per_credentials_binding{credentials_binding="eu-claimed
 # TYPE hap_reconciler_credentials_binding_limit gauge
 hap_reconciler_credentials_binding_limit{credentials_binding="a",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 5
 hap_reconciler_credentials_binding_limit{credentials_binding="b",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 5
+hap_reconciler_credentials_binding_limit{credentials_binding="eu-claimed",eu_access="true",global_account_id="ga",hyperscaler_type="aws"} 5
 `,
 	"hap_reconciler_selectable_credentials_bindings": `
 # HELP hap_reconciler_selectable_credentials_bindings Bindings of the global account in the pool still below their limit; 0 means the next provisioning claims a new one.
 # TYPE hap_reconciler_selectable_credentials_bindings gauge
 hap_reconciler_selectable_credentials_bindings{eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 2
+hap_reconciler_selectable_credentials_bindings{eu_access="true",global_account_id="ga",hyperscaler_type="aws"} 1
 `,
 	"hap_reconciler_skipped_objects": `
 # HELP hap_reconciler_skipped_objects Objects of the last run that could not be used and were skipped.

@@ -35,9 +35,11 @@ type Store struct {
 	history    map[hap.Pool][]hap.PoolSample
 	// withdrawn holds the withdrawals and when each was made.
 	withdrawn map[string]time.Time
-	// Shadow is what ShadowInputs returns; shadow the recorded results.
-	Shadow hap.ShadowInput
-	shadow map[string]hap.ShadowResult
+	// Shadow is what ShadowInputs returns, and Versions what
+	// CandidateVersions filters; shadow the recorded results.
+	Shadow   hap.ShadowInput
+	Versions []hap.CandidateVersion
+	shadow   map[string]hap.ShadowResult
 }
 
 type findingKey struct {
@@ -330,6 +332,22 @@ func (s *Store) ShadowInputs(context.Context, time.Time, time.Duration) (hap.Sha
 		_, in.Placed[i].Compared = s.shadow[p.InstanceID]
 	}
 	return in, nil
+}
+
+// CandidateVersions returns the Versions of groups held at or after from.
+func (s *Store) CandidateVersions(_ context.Context, from time.Time, groups []hap.ShadowGroup) ([]hap.CandidateVersion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("CandidateVersions"); err != nil {
+		return nil, err
+	}
+	var out []hap.CandidateVersion
+	for _, v := range s.Versions {
+		if (v.ValidTo.IsZero() || v.ValidTo.After(from)) && slices.Contains(groups, hap.ShadowGroup{GlobalAccountID: v.GlobalAccountID, Pool: v.Pool}) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult, _, _ time.Duration) error {
