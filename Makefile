@@ -46,8 +46,8 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 35 minutes
 # on 2 cores, BENCH_SIZES=S about 5 minutes. XL, 100,000 shoots, is opt-in
-# (BENCH_SIZES=XL, 3 run/floor pairs; about 40 minutes of measuring on 2 cores
-# after the seeding; it starts both API servers without etcd compaction, see
+# (BENCH_SIZES=XL, 3 run/floor pairs; about 36 minutes on 2 cores, 4 of them
+# seeding; it starts both API servers without etcd compaction, see
 # docs/benchmarks.md). BENCH_PICKS sets the picks per path.
 BENCH_SIZES ?= S,M,L
 BENCH_PICKS ?= 10000
