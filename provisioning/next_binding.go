@@ -43,6 +43,49 @@ type Request struct {
 	MaxAge time.Duration
 	// Schema holds the job's tables; "" means DefaultSchema.
 	Schema string
+	// Account is KEB's multi-account decision for this runtime (AccountFor):
+	// the limit and the guard then come from KEB's configuration, as KEB's
+	// live path applies them. nil: the table's, decided with the job's
+	// configuration (hap-reconciler check says whether the two agree).
+	Account *Account
+}
+
+// Account is what KEB's multi-account configuration says of one runtime.
+type Account struct {
+	// MultiAccount: the GA is on the allowlist
+	// (MultiAccountConfig.IsGlobalAccountAllowed). Without it the GA has no
+	// limit and keeps the first of its bindings by name.
+	MultiAccount bool
+	// Limit is KEB's LimitForProvider for the runtime's provider type
+	// (operation.ProviderValues.ProviderType).
+	Limit int
+	// MinBindingsForGuard is KEB's guard; 0 means none.
+	MinBindingsForGuard int
+}
+
+// MultiAccountConfig is the part of KEB's multi-account configuration
+// (common/hyperscaler/multiaccount, *MultiAccountConfig) AccountFor reads.
+type MultiAccountConfig interface {
+	IsGlobalAccountAllowed(globalAccountID string) bool
+	LimitForProvider(providerType string) int
+}
+
+// AccountFor is KEB's multi-account decision for a runtime of
+// globalAccountID whose provider type is providerType: what
+// resolveWithMultiAccountSupport applies.
+func AccountFor(cfg MultiAccountConfig, minBindingsForGuard int, globalAccountID, providerType string) *Account {
+	if cfg == nil || !cfg.IsGlobalAccountAllowed(globalAccountID) {
+		return &Account{}
+	}
+	return &Account{MultiAccount: true, Limit: cfg.LimitForProvider(providerType), MinBindingsForGuard: minBindingsForGuard}
+}
+
+// account is the statement's $6..$9.
+func (req Request) account() (given, multi bool, limit, minGuard int) {
+	if req.Account == nil {
+		return false, false, 0, 0
+	}
+	return true, req.Account.MultiAccount, req.Account.Limit, req.Account.MinBindingsForGuard
 }
 
 // DefaultMaxAge is the oldest table NextBinding answers from when the Request
@@ -59,79 +102,157 @@ func (req Request) maxAge() time.Duration {
 }
 
 // nextBindingTemplate is the one statement of the read path; %[1]s is the
-// schema. Parameters: $1 instance id, $2 GA, $3 hyperscaler type, $4 EU
-// access.
+// schema. Parameters: $1 instance id, $2 GA (” for a shared pool), $3
+// hyperscaler type, $4 EU access, $5 the oldest table answered from in
+// seconds, $6 whether the request carries KEB's multi-account decision
+// (Request.Account), $7 multi-account, $8 limit, $9 minBindingsForGuard,
+// $10 placementMargin in seconds.
+//
+// The table is a snapshot; the statement adds what KEB did since, from
+// KEB's own instances table, where the resolve step writes every placement
+// (updateInstance), whatever path chose the binding:
+//   - kept: the GA's instances the rewrite listed on a binding
+//     (snapshot_instances) that are still active, still on it and still the
+//     GA's. A cluster deleted since no longer counts. The join is by
+//     instance id, so it costs one index probe per cluster of the GA's
+//     group.
+//   - added: the GA's active instances on a binding of the group that the
+//     rewrite did not list there, among those that can have been placed
+//     since: created after instances_read_at less placementMargin (KEB's
+//     index on created_at) or listed then without a binding.
+//   - KEB's count now is kept + added, exactly what
+//     GetInstanceCountPerBinding counts (active, owner = the subscription GA
+//     when set, else the instance's GA). A reservation counts on top until
+//     KEB writes its binding into the instance row (written).
+//   - A binding whose Gardener shoots outnumber KEB's instances at the
+//     snapshot keeps that excess (effective_count - db_count): the job's one
+//     deviation, a binding Gardener shows full is never filled further.
+//   - A shared pool orders by the snapshot's shoots plus the placements and
+//     reservations since, KEB's least used as far as the table can see it.
 //
 // Why it is safe under READ COMMITTED, with many KEB replicas picking at
 // once and the job rewriting the table now and then:
-//   - picked locks the chosen row (FOR UPDATE). A concurrent pick that chose
-//     the same row waits for this one to commit, and PostgreSQL then
+//   - picked locks the chosen row (FOR UPDATE OF c). A concurrent pick that
+//     chose the same row waits for this one to commit, and PostgreSQL then
 //     re-evaluates the WHERE clause on the row's newest version, with
 //     reserved already bumped: a row that reached its limit is skipped and
 //     the next one in order is taken. The limit therefore holds however many
 //     picks run at once.
-//   - The job's rewrite takes no table lock; it changes only the rows that
-//     differ, in one transaction, and lowers reserved by the reservations it
-//     drops (a relative change, like the pick's +1). A pick that chose a row
-//     the rewrite holds waits for it, then PostgreSQL re-checks the WHERE
-//     clause on the row's new version (a removed row is skipped): the limit
-//     holds and both changes count. Such a pick ordered the group by the
-//     ranks it read before the rewrite, so it may take the old rank order
-//     once; it never takes a row past its limit.
 //   - The reservation row is inserted first and the counter bumped only
 //     when the insert happened, so two concurrent calls for one instance id
 //     cannot both count; the loser sees picked but no bumped row, and the
 //     caller asks again to find the winner's reservation.
-//   - A GA and pool under KEB's guard (minBindingsForGuard) picks nothing:
-//     guard says so, and NextBinding answers ErrGuarded.
-//   - A table computed from a snapshot older than $5 seconds (freshness, by
-//     the database's clock) picks nothing, and NextBinding answers ErrStale;
-//     a table never computed has no age and is stale.
+//   - A reservation on a binding since withdrawn, or whose row another GA
+//     or pool holds now, is void: the statement says so, and NextBinding
+//     drops it and asks again.
+//   - The limit and the guard are KEB's when the request carries KEB's
+//     decision ($6), else the table's (the job's configuration).
+//   - A table computed from a snapshot older than $5 seconds, or one whose
+//     instances were never listed (instances_read_at), picks nothing, and
+//     NextBinding answers ErrStale.
 //   - A binding KEB's free step withdrew (WithdrawBinding) is never picked,
-//     whatever the table's age: the row may still come from a snapshot
-//     taken before KEB marked the binding dirty.
+//     whatever the table's age.
 //   - Ties go to the name first in byte order (COLLATE "C"), the order the
 //     API server lists bindings in, whatever the database's collation.
 //
-// The CTE with FOR UPDATE is MATERIALIZED so that it runs exactly once.
+// picked is MATERIALIZED so that it runs exactly once.
 const nextBindingTemplate = `
-WITH freshness AS (
-    SELECT extract(epoch FROM now() - max(computed_at)) AS age
+WITH computed AS (
+    SELECT extract(epoch FROM now() - max(computed_at)) AS age, max(instances_read_at) AS instances_read_at
     FROM %[1]s.candidates_computed
 ),
 existing AS (
-    SELECT binding_name
-    FROM %[1]s.binding_reservations
-    WHERE instance_id = $1
+    SELECT r.binding_name,
+           EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = r.binding_name)
+           OR NOT EXISTS (SELECT 1 FROM %[1]s.binding_candidates c
+                          WHERE c.binding_name = r.binding_name AND c.global_account_id = r.global_account_id
+                            AND c.hyperscaler_type = r.hyperscaler_type AND c.eu_access = r.eu_access) AS void
+    FROM %[1]s.binding_reservations r
+    WHERE r.instance_id = $1
+),
+grp AS MATERIALIZED (
+    SELECT c.binding_name, c.db_count, c.effective_count, c.guarded,
+           CASE WHEN $6 THEN CASE WHEN $7 THEN $8::integer END ELSE c.cluster_limit END AS lim
+    FROM %[1]s.binding_candidates c
+    WHERE NOT EXISTS (SELECT 1 FROM existing)
+      AND (SELECT age FROM computed) <= $5
+      AND (SELECT instances_read_at FROM computed) IS NOT NULL
+      AND c.global_account_id = $2
+      AND c.hyperscaler_type = $3
+      AND c.eu_access = $4
+      AND NOT EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)
+),
+live AS NOT MATERIALIZED (
+    SELECT i.instance_id, i.subscription_secret_name AS binding_name, i.created_at,
+           coalesce((i.subscription_global_account_id <> '' AND i.subscription_global_account_id = $2)
+                 OR (i.global_account_id = $2 AND i.subscription_global_account_id = ''), false) AS owned
+    FROM instances i
+    WHERE i.deleted_at = '0001-01-01 00:00:00+00'
+),
+kept AS (
+    SELECT s.binding_name, count(*) AS n
+    FROM %[1]s.snapshot_instances s
+    JOIN live i ON i.instance_id = s.instance_id AND i.binding_name = s.binding_name AND i.owned
+    WHERE $2 <> '' AND s.owner = $2 AND s.binding_name IN (SELECT binding_name FROM grp)
+    GROUP BY s.binding_name
+),
+since AS (
+    SELECT i.instance_id, i.binding_name, i.owned
+    FROM live i
+    WHERE i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
+      AND i.binding_name IN (SELECT binding_name FROM grp)
+    UNION
+    SELECT i.instance_id, i.binding_name, i.owned
+    FROM %[1]s.snapshot_instances s
+    JOIN live i ON i.instance_id = s.instance_id
+    WHERE s.binding_name = '' AND i.binding_name IN (SELECT binding_name FROM grp)
+),
+added AS (
+    SELECT p.binding_name, count(*) AS n
+    FROM since p
+    WHERE (p.owned OR $2 = '')
+      AND NOT EXISTS (SELECT 1 FROM %[1]s.snapshot_instances s
+                      WHERE s.instance_id = p.instance_id AND s.binding_name = p.binding_name AND ($2 = '' OR s.owner = $2))
+    GROUP BY p.binding_name
+),
+written AS (
+    SELECT r.binding_name, count(*) AS n
+    FROM %[1]s.binding_reservations r
+    JOIN live i ON i.instance_id = r.instance_id AND i.binding_name = r.binding_name AND (i.owned OR $2 = '')
+    WHERE r.binding_name IN (SELECT binding_name FROM grp)
+    GROUP BY r.binding_name
+),
+load AS (
+    SELECT g.binding_name, g.lim, g.guarded,
+           CASE WHEN $2 = '' THEN g.effective_count + coalesce(a.n, 0)
+                ELSE coalesce(k.n, 0) + coalesce(a.n, 0) END AS now_count,
+           CASE WHEN $2 = '' THEN 0 ELSE greatest(g.effective_count - g.db_count, 0) END AS unknown_shoots,
+           coalesce(w.n, 0) AS written
+    FROM grp g
+    LEFT JOIN kept k ON k.binding_name = g.binding_name
+    LEFT JOIN added a ON a.binding_name = g.binding_name
+    LEFT JOIN written w ON w.binding_name = g.binding_name
 ),
 guard AS (
-    SELECT EXISTS (
-        SELECT 1
-        FROM %[1]s.binding_candidates g
-        WHERE g.global_account_id = $2
-          AND g.hyperscaler_type = $3
-          AND g.eu_access = $4
-          AND g.guarded
-    ) AS guarded
+    SELECT $2 <> '' AND coalesce(sum(now_count), 0) = 0 AND
+           CASE WHEN $6 THEN $7 AND $9::integer > 0 AND count(*) >= $9::integer
+                ELSE coalesce(bool_or(guarded), false) END AS guarded
+    FROM load
 ),
 picked AS MATERIALIZED (
     SELECT c.binding_name
     FROM %[1]s.binding_candidates c
-    WHERE NOT EXISTS (SELECT 1 FROM existing)
-      AND (SELECT age FROM freshness) <= $5
-      AND NOT (SELECT guarded FROM guard)
-      AND c.global_account_id = $2
-      AND c.hyperscaler_type = $3
-      AND c.eu_access = $4
-      AND c.selectable
-      AND (c.cluster_limit IS NULL OR c.effective_count + c.reserved < c.cluster_limit)
-      AND NOT EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)
-    -- A GA fills its most populated binding first (rank 1); a shared pool
-    -- spreads clusters over its least used binding.
-    ORDER BY CASE WHEN c.global_account_id = '' THEN c.effective_count + c.reserved ELSE c.rank END,
+    JOIN load l ON l.binding_name = c.binding_name
+    WHERE NOT (SELECT guarded FROM guard)
+      AND (l.lim IS NULL OR l.now_count + l.unknown_shoots + c.reserved - l.written < l.lim)
+    -- A shared pool spreads clusters over its least used binding; a GA with
+    -- a limit fills its most populated binding below it; a GA without one
+    -- keeps the first binding by name.
+    ORDER BY CASE WHEN $2 = '' THEN l.now_count + c.reserved - l.written END,
+             CASE WHEN $2 <> '' AND l.lim IS NOT NULL THEN l.now_count + c.reserved - l.written END DESC,
              c.binding_name COLLATE "C"
     LIMIT 1
-    FOR UPDATE
+    FOR UPDATE OF c
 ),
 reservation AS (
     INSERT INTO %[1]s.binding_reservations
@@ -147,10 +268,33 @@ bumped AS (
     WHERE c.binding_name = r.binding_name
     RETURNING c.binding_name
 )
-SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM bumped)),
+SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT binding_name FROM bumped)),
+       EXISTS (SELECT 1 FROM existing WHERE void),
        (SELECT count(*) FROM picked),
        (SELECT guarded FROM guard),
-       (SELECT age FROM freshness)`
+       (SELECT count(*) FROM grp),
+       (SELECT age FROM computed),
+       (SELECT instances_read_at IS NOT NULL FROM computed)`
+
+// placementMargin widens the window in which NextBinding looks for
+// clusters placed since the snapshot: KEB stamps created_at by its own
+// clock when it creates the row, which can commit a moment later or run a
+// little behind the database's clock.
+const placementMargin = 10 * time.Minute
+
+// releaseVoidTemplate drops instance $1's void reservation and takes it
+// off the counter of the row it was counted on, if that row is still the
+// reservation's GA's and pool's.
+const releaseVoidTemplate = `
+WITH gone AS (
+    DELETE FROM %[1]s.binding_reservations WHERE instance_id = $1
+    RETURNING binding_name, global_account_id, hyperscaler_type, eu_access
+)
+UPDATE %[1]s.binding_candidates c
+SET reserved = greatest(c.reserved - 1, 0)
+FROM gone g
+WHERE c.binding_name = g.binding_name AND c.global_account_id = g.global_account_id
+  AND c.hyperscaler_type = g.hyperscaler_type AND c.eu_access = g.eu_access`
 
 // NextBindingSQL returns the statement NextBinding runs, for schema.
 func NextBindingSQL(schema string) (string, error) {
@@ -181,8 +325,8 @@ func schemaOrDefault(schema string) string {
 }
 
 // lostRaceAttempts bounds how often NextBinding asks again after losing a
-// race with a concurrent call for the same instance; the second ask finds
-// the winner's reservation.
+// race with a concurrent call for the same instance, or after dropping a
+// void reservation; the next ask finds the winner's reservation or picks.
 const lostRaceAttempts = 3
 
 // ErrGuarded is NextBinding's answer for a GA and pool under KEB's guard
@@ -196,24 +340,41 @@ var ErrGuarded = errors.New("provisioning guarded: the global account's bindings
 // while, and KEB takes its binding the way it does without the table.
 var ErrStale = errors.New("candidate table too old to answer from")
 
+// ErrNoSharedBinding is NextBinding's answer for a shared pool that holds
+// no binding: KEB never claims a shared binding, it fails the provisioning
+// as getSharedCredentialsName does when its selector finds none.
+var ErrNoSharedBinding = errors.New("the shared pool holds no credentials binding")
+
 // Pick is NextBinding's answer.
 type Pick struct {
 	// Binding is the binding to provision the cluster on; "" with ClaimNew.
 	Binding string
 	// ClaimNew: none of the GA's bindings in the pool is below its limit;
 	// KEB claims a new binding from the pool, then calls RecordClaim.
+	// Never for a shared pool.
 	ClaimNew bool
+	// Held is, with ClaimNew, how many bindings of the pool the GA holds
+	// now, all at their limit; 0 means its first binding of the pool.
+	Held int
 	// TableAge is the age of the snapshot the table was computed from, by
 	// the database's clock, when NextBinding read it.
 	TableAge time.Duration
 }
 
 // NextBinding names the binding for req's cluster and reserves a place in
-// it, or answers ClaimNew when none of the GA's bindings in that pool is
-// below its limit, in which case KEB claims a new binding from the pool. A
-// GA and pool under KEB's guard get an error that is ErrGuarded; a table
-// older than req.MaxAge one that is ErrStale. A retry for an instance that
-// already has its binding gets that binding again, whatever the table's age.
+// it, as KEB's rules choose at this moment: the table's snapshot plus what
+// KEB's instances table shows since. Its answers:
+//   - Pick.Binding: provision on it. A retry for an instance that already
+//     has its binding gets that binding again, whatever the table's age.
+//   - Pick.ClaimNew: a dedicated pool where none of the GA's bindings is
+//     below its limit, or the GA holds none; KEB claims one, then calls
+//     RecordClaim.
+//   - ErrGuarded: KEB's guard stops the GA; KEB fails the provisioning.
+//   - ErrNoSharedBinding: a shared pool without a binding; KEB fails the
+//     provisioning.
+//   - ErrStale: the table is older than req.MaxAge or was never computed;
+//     KEB takes its live path.
+//   - any other error (the database): KEB takes its live path.
 func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 	if strings.TrimSpace(req.InstanceID) == "" {
 		return Pick{}, errors.New("next binding: instance id is empty")
@@ -226,20 +387,27 @@ func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 		return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 	}
 	maxAge := req.maxAge()
+	given, multi, limit, minGuard := req.account()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var binding sql.NullString
-		var picked int
-		var guarded bool
+		var void, guarded, listed bool
+		var picked, held int
 		var age sql.NullFloat64
-		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, maxAge.Seconds()).
-			Scan(&binding, &picked, &guarded, &age)
+		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess,
+			maxAge.Seconds(), given, multi, limit, minGuard, placementMargin.Seconds()).
+			Scan(&binding, &void, &picked, &guarded, &held, &age, &listed)
 		tableAge := time.Duration(age.Float64 * float64(time.Second))
 		switch {
 		case err != nil:
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		case binding.Valid:
 			return Pick{Binding: binding.String, TableAge: tableAge}, nil
-		case !age.Valid:
+		case void:
+			if err := releaseVoid(ctx, db, req); err != nil {
+				return Pick{}, err
+			}
+			continue
+		case !age.Valid || !listed:
 			return Pick{}, fmt.Errorf("next binding for instance %q: the job has not computed the table yet: %w", req.InstanceID, ErrStale)
 		case tableAge > maxAge:
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q: table computed %s ago, more than %s: %w",
@@ -247,9 +415,24 @@ func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 		case guarded:
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, ErrGuarded)
+		case picked == 0 && req.GlobalAccountID == "":
+			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, pool %s (euAccess %t): %w",
+				req.InstanceID, req.HyperscalerType, req.EUAccess, ErrNoSharedBinding)
 		case picked == 0:
-			return Pick{ClaimNew: true, TableAge: tableAge}, nil
+			return Pick{ClaimNew: true, Held: held, TableAge: tableAge}, nil
 		}
+		// picked but not bumped: a concurrent call for the instance won.
 	}
 	return Pick{}, fmt.Errorf("next binding for instance %q: a concurrent call for the same instance kept winning", req.InstanceID)
+}
+
+// releaseVoid drops the instance's reservation on a binding since withdrawn
+// or handed to another GA, so that the next ask picks anew.
+func releaseVoid(ctx context.Context, db Querier, req Request) error {
+	var n sql.NullInt64
+	err := db.QueryRowContext(ctx, fmt.Sprintf(releaseVoidTemplate+"\nRETURNING 1", schemaOrDefault(req.Schema)), req.InstanceID).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("next binding for instance %q: drop its reservation on a withdrawn binding: %w", req.InstanceID, err)
+	}
+	return nil
 }

@@ -29,10 +29,17 @@ type Claim struct {
 //
 // The new row ranks after the GA's other rows of the pool: those are full,
 // or KEB would not have claimed. Its counts are zero; the reservation is
-// what counts it, exactly as for a pick, until a run sees the instance. If
-// the row exists already, only its reservation is added. A second call for
-// the same instance changes nothing; an instance that already holds a
-// reservation on another binding is refused by the caller.
+// what counts it, exactly as for a pick, until KEB writes the instance.
+//   - The claim is recorded (recorded_claims): a rewrite whose snapshot was
+//     taken before it keeps the row as written here.
+//   - A row of the same GA and pool only gains the reservation.
+//   - A row another GA or pool still holds is a stale one: KEB claims only
+//     a binding without tenantName, so the cleanup wiped it since. The row
+//     becomes the claiming GA's, and the other GA's reservations on it are
+//     void and dropped: that GA's picks never return the binding again.
+//   - A second call for the same instance changes nothing; an instance that
+//     already holds a reservation on another binding is refused by the
+//     caller.
 const recordClaimTemplate = `
 WITH cleaned AS (
     -- A claimed binding was free, so the cleanup has wiped it since any
@@ -43,6 +50,19 @@ existing AS (
     SELECT binding_name
     FROM %[1]s.binding_reservations
     WHERE instance_id = $1
+),
+recorded AS (
+    INSERT INTO %[1]s.recorded_claims AS k (binding_name, global_account_id, hyperscaler_type, eu_access, claimed_at)
+    SELECT $5, $2, $3, $4, now()
+    WHERE NOT EXISTS (SELECT 1 FROM existing)
+    ON CONFLICT (binding_name) DO UPDATE
+    SET global_account_id = excluded.global_account_id, hyperscaler_type = excluded.hyperscaler_type,
+        eu_access = excluded.eu_access, claimed_at = excluded.claimed_at
+),
+others AS (
+    DELETE FROM %[1]s.binding_reservations o
+    WHERE o.binding_name = $5 AND NOT EXISTS (SELECT 1 FROM existing)
+      AND (o.global_account_id, o.hyperscaler_type, o.eu_access) IS DISTINCT FROM ($2, $3, $4)
 ),
 reservation AS (
     INSERT INTO %[1]s.binding_reservations
@@ -62,7 +82,26 @@ listed AS (
             WHERE o.global_account_id = $2 AND o.hyperscaler_type = $3 AND o.eu_access = $4),
            1, now()
     FROM reservation r
-    ON CONFLICT (binding_name) DO UPDATE SET reserved = c.reserved + 1
+    ON CONFLICT (binding_name) DO UPDATE
+    SET reserved = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                        THEN c.reserved + 1 ELSE 1 END,
+        db_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                        THEN c.db_count ELSE 0 END,
+        shoot_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                           THEN c.shoot_count ELSE 0 END,
+        effective_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                               THEN c.effective_count ELSE 0 END,
+        cluster_limit = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                             THEN c.cluster_limit ELSE excluded.cluster_limit END,
+        headroom = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                        THEN c.headroom ELSE excluded.headroom END,
+        selectable = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                          THEN c.selectable ELSE true END,
+        guarded = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                       THEN c.guarded ELSE false END,
+        rank = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+                    THEN c.rank ELSE excluded.rank END,
+        global_account_id = $2, hyperscaler_type = $3, eu_access = $4
     RETURNING c.binding_name
 )
 SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM listed))`
@@ -74,23 +113,24 @@ SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM l
 // it again for the same instance after a failure.
 //
 // The job's next run lists the binding from Gardener's labels and drops the
-// reservation once KEB's table counts the instance. A claim that lands
-// while a run is between reading Gardener and writing the table is not in
-// that run's table; the run after lists it.
+// reservation once KEB's table counts the instance. A run whose snapshot was
+// taken before the claim keeps the row this call wrote (recorded_claims).
 func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 	switch {
 	case strings.TrimSpace(c.InstanceID) == "":
-		return errors.New("record claim: instance id is empty")
+		return refused(errors.New("record claim: instance id is empty"))
 	case strings.TrimSpace(c.BindingName) == "":
-		return fmt.Errorf("record claim for instance %q: binding name is empty", c.InstanceID)
+		return refused(fmt.Errorf("record claim for instance %q: binding name is empty", c.InstanceID))
+	case strings.TrimSpace(c.GlobalAccountID) == "":
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: global account is empty; KEB never claims a shared binding", c.BindingName, c.InstanceID))
 	case strings.TrimSpace(c.HyperscalerType) == "":
-		return fmt.Errorf("record claim of binding %q for instance %q: hyperscaler type is empty", c.BindingName, c.InstanceID)
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: hyperscaler type is empty", c.BindingName, c.InstanceID))
 	case c.Limit != nil && *c.Limit < 1:
-		return fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit)
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit))
 	}
 	query, err := RecordClaimSQL(c.Schema)
 	if err != nil {
-		return fmt.Errorf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
+		return refusedf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
 	}
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var holds sql.NullString
@@ -102,8 +142,8 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 		case !holds.Valid:
 			continue // a concurrent call for the instance won; ask again to see what it did
 		case holds.String != c.BindingName:
-			return fmt.Errorf("record claim of binding %q for instance %q: the instance already has binding %q reserved",
-				c.BindingName, c.InstanceID, holds.String)
+			return refused(fmt.Errorf("record claim of binding %q for instance %q: the instance already has binding %q reserved",
+				c.BindingName, c.InstanceID, holds.String))
 		}
 		return nil
 	}
@@ -117,3 +157,14 @@ func RecordClaimSQL(schema string) (string, error) {
 	}
 	return fmt.Sprintf(recordClaimTemplate, schemaOrDefault(schema)), nil
 }
+
+// errRefused marks a RecordClaim error that no retry can mend: a bad call,
+// or an instance that holds another binding.
+var errRefused = errors.New("refused")
+
+type refusal struct{ err error }
+
+func (r refusal) Error() string              { return r.err.Error() }
+func (r refusal) Unwrap() []error            { return []error{r.err, errRefused} }
+func refused(err error) error                { return refusal{err} }
+func refusedf(format string, a ...any) error { return refused(fmt.Errorf(format, a...)) }

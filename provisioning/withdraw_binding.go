@@ -17,13 +17,13 @@ type Withdrawal struct {
 }
 
 // withdrawBindingTemplate records the withdrawal; %[1]s is the schema.
-// Parameter: $1 binding. A second call only moves the time on, which keeps
-// the withdrawal until a snapshot taken a minute after it shows the binding no longer
-// dirty.
+// Parameter: $1 binding. A second call keeps the first time: the withdrawal
+// lasts until a snapshot taken a minute after it shows the binding no
+// longer dirty, and a retry must not push that moment on.
 const withdrawBindingTemplate = `
 INSERT INTO %[1]s.withdrawn_bindings AS w (binding_name, withdrawn_at)
 VALUES ($1, now())
-ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = now()
+ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = w.withdrawn_at
 RETURNING w.binding_name`
 
 // WithdrawBinding takes a binding out of every pick at once, whatever the

@@ -54,6 +54,11 @@ type candidateRow struct {
 // pick's limit on the row's newest version. A row the table did not hold
 // starts with the reservations already made on its binding.
 //
+// The same transaction lists KEB's active instances (snapshot_instances,
+// listInstances) and stamps when: what provisioning.NextBinding adds KEB's
+// placements and deletions since to. A claim KEB recorded after the
+// snapshot was taken keeps the row RecordClaim wrote (keepRecordedClaims).
+//
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
 // opposite orders.
 func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
@@ -84,7 +89,17 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 			return fmt.Errorf("drop expired reservations: %w", err)
 		}
 		countNames(dropped, expired)
+		// Before any candidate row is locked: picks never wait for it.
+		instancesReadAt, err := s.listInstances(tx)
+		if err != nil {
+			return err
+		}
+		claims, err := s.keepRecordedClaims(tx, computedAt)
+		if err != nil {
+			return err
+		}
 		diff := newCandidateDiff(rows, want, dropped, computedAt)
+		diff.claims = claims
 		if err := s.eachCandidateRow(tx, diff.compare); err != nil {
 			return err
 		}
@@ -97,8 +112,9 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := s.applyCandidateChanges(tx, changes); err != nil {
 			return err
 		}
-		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
-			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at`, computedAt).Error
+		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at, instances_read_at) VALUES (true, ?, ?)
+			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at, instances_read_at = excluded.instances_read_at`,
+			computedAt, instancesReadAt).Error
 	})
 	return s.wrap("replace candidates", err)
 }
@@ -132,6 +148,10 @@ type candidateChanges struct {
 // values changed or reservations on it were dropped; a row whose binding is
 // gone is removed; a wanted row the table lacks is inserted.
 type candidateDiff struct {
+	// claims are the claims KEB recorded that the snapshot may not show,
+	// by binding: their rows stay as RecordClaim wrote them unless the
+	// snapshot gives the binding to the same GA and pool.
+	claims     map[string]recordedClaim
 	want       []hap.Candidate
 	index      map[string]int
 	inTable    []bool
@@ -147,6 +167,12 @@ func newCandidateDiff(want []hap.Candidate, index map[string]int, dropped map[st
 // compare takes one row of the table.
 func (d *candidateDiff) compare(current candidateRow) {
 	i, ok := d.index[current.BindingName]
+	if claim, recorded := d.claims[current.BindingName]; recorded && claim.holds(current) && (!ok || !claim.sameGroup(d.want[i])) {
+		if ok {
+			d.inTable[i] = true // neither replaced nor inserted
+		}
+		return
+	}
 	if !ok {
 		d.ch.remove = append(d.ch.remove, current.BindingName)
 		return

@@ -35,9 +35,12 @@ func kebGrants(keb string) string {
 	return fmt.Sprintf(`
 GRANT USAGE ON SCHEMA hap TO %[1]s;
 GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
-GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;
+GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 GRANT SELECT ON hap.candidates_computed TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;`, keb)
+GRANT SELECT ON hap.snapshot_instances TO %[1]s;
+GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
+GRANT SELECT ON public.instances TO %[1]s;`, keb)
 }
 
 // The job does all of its work with exactly the documented rights, and the

@@ -73,6 +73,7 @@ const ttl = time.Hour
 
 func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
 	t.Helper()
+	b.seedInstances(t, rows)
 	if err := b.store.ReplaceCandidates(testContext(t), rows, absorbed, time.Now(), ttl); err != nil {
 		t.Fatalf("ReplaceCandidates: %v", err)
 	}
@@ -112,6 +113,34 @@ func (b *bed) exec(t *testing.T, sql string, args ...any) {
 	t.Helper()
 	if err := pg.Exec(testContext(t), b.dbname, sql, args...); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// seedInstances makes KEB's instances table hold what rows say of it: each
+// dedicated row's DBCount active instances of its GA on its binding, made
+// up by rows named fx-<binding>-<n> created a day ago, so that a pick,
+// which counts KEB's table, sees the counts the rows were decided on.
+func (b *bed) seedInstances(t *testing.T, rows []hap.Candidate) {
+	t.Helper()
+	for _, r := range rows {
+		if r.GlobalAccountID == "" {
+			continue
+		}
+		var have int
+		if err := b.keb.QueryRowContext(testContext(t), `SELECT count(*) FROM instances WHERE subscription_secret_name = $1
+			AND deleted_at = '0001-01-01 00:00:00+00' AND global_account_id = $2 AND subscription_global_account_id = ''`,
+			r.BindingName, r.GlobalAccountID).Scan(&have); err != nil {
+			t.Fatal(err)
+		}
+		for n := have; n < r.DBCount; n++ {
+			b.exec(t, `INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
+				provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now() - interval '1 day', now() - interval '1 day')`,
+				fmt.Sprintf("fx-%s-%d", r.BindingName, n), r.GlobalAccountID, r.BindingName)
+		}
+		if have > r.DBCount {
+			b.exec(t, `DELETE FROM instances WHERE instance_id IN (SELECT instance_id FROM instances
+				WHERE instance_id LIKE 'fx-' || $1 || '-%' ORDER BY instance_id DESC LIMIT $2)`, r.BindingName, have-r.DBCount)
+		}
 	}
 }
 

@@ -136,7 +136,7 @@ func TestPickStaysInItsPool(t *testing.T) {
 	eu.Pool.EUAccess = true
 	gcp := candidate("ga-a", "b-gcp", 1, 1, limit(10))
 	gcp.Pool.HyperscalerType = "gcp"
-	unselectable := candidate("ga-a", "b-released", 1, 1, limit(10))
+	unselectable := candidate("ga-a", "b-released", 10, 1, limit(10))
 	unselectable.Selectable = false
 	other := candidate("ga-b", "b-other", 1, 1, limit(10))
 	b.replace(t, []hap.Candidate{eu, gcp, unselectable, other}, nil)
@@ -181,9 +181,12 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 	}
 	b.exec(t, fmt.Sprintf(`GRANT USAGE ON SCHEMA hap TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
-		GRANT SELECT, INSERT ON hap.binding_reservations TO %[1]s;
+		GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 		GRANT SELECT ON hap.candidates_computed TO %[1]s;
-		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s`, role))
+		GRANT SELECT ON hap.snapshot_instances TO %[1]s;
+		GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
+		GRANT SELECT ON instances TO %[1]s`, role))
 	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
 	pick, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",

@@ -147,6 +147,7 @@ func TestReservationIsAbsorbedOnceItsInstanceShowsUp(t *testing.T) {
 		}
 		row := layout[0]
 		for _, c := range read.Counts {
+			row.DBCount += c.Active
 			row.EffectiveCount += c.Active
 		}
 		b.replace(t, []hap.Candidate{row}, read.Absorbed)

@@ -18,3 +18,5 @@ CREATE TABLE instances (
     deleted_at                     timestamptz  NOT NULL DEFAULT '0001-01-01 00:00:00+00',
     expired_at                     timestamptz  NULL
 );
+-- KEB's one index besides the key (resources/keb/migrations/202403051613_add_indexes.up.sql).
+CREATE INDEX instances_by_created_at ON instances USING btree (created_at);
