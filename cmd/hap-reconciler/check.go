@@ -36,7 +36,8 @@ to check when not. The chart's helm test runs it.`,
 				zap.Int("candidateRows", res.CandidateRows),
 				zap.Bool("bindingsListed", res.FirstBinding),
 				zap.Bool("shootsListed", res.FirstShoot),
-				zap.String("policySource", res.PolicySource))
+				zap.String("policySource", res.PolicySource),
+				zap.String("limitsAndGuard", res.LimitsAndGuard))
 			return nil
 		},
 	}

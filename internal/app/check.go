@@ -23,6 +23,10 @@ type CheckResult struct {
 	// each list held anything (an empty project is not an error).
 	FirstBinding, FirstShoot bool
 	PolicySource             string
+	// LimitsAndGuard says which configuration a pick's limit and guard come
+	// from: KEB's own when KEB passes provisioning.Request.Account, else the
+	// table's, decided with the job's copy of KEB's variables.
+	LimitsAndGuard string
 }
 
 // errSeenOne stops a list after its first item: Check proves that listing
@@ -36,7 +40,8 @@ var errSeenOne = errors.New("seen one")
 // listed, and the multi-account policy taken from KEB's variables, as the
 // chart sets them. It writes nothing. Each failure says what to check.
 func Check(ctx context.Context, env *Env) (CheckResult, error) {
-	res := CheckResult{Namespace: env.Config.Namespace, PolicySource: env.Config.PolicySource}
+	res := CheckResult{Namespace: env.Config.Namespace, PolicySource: env.Config.PolicySource,
+		LimitsAndGuard: "KEB's configuration for a request carrying provisioning.Request.Account; otherwise the table's, from " + env.Config.PolicySource}
 	if !strings.HasPrefix(env.Config.PolicySource, config.SourceEnvironment) {
 		return res, fmt.Errorf("the multi-account policy does not come from KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables (source: %q): "+
 			"install the chart with the values file KEB is deployed with, whose hap block sets them", env.Config.PolicySource)

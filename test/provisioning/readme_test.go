@@ -8,10 +8,10 @@ import (
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
-// The README documents the statement KEB runs; it must be the statement
-// NextBinding runs.
-func TestReadmeShowsTheStatementNextBindingRuns(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// docs/read-path.md documents the statement KEB runs; it must be the
+// statement NextBinding runs.
+func TestReadPathDocShowsTheStatementNextBindingRuns(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/read-path.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,6 +21,6 @@ func TestReadmeShowsTheStatementNextBindingRuns(t *testing.T) {
 	}
 	block := "```sql\n" + strings.TrimSpace(want) + "\n```"
 	if !strings.Contains(string(readme), block) {
-		t.Fatalf("README.md does not show the current statement; it should contain:\n%s", block)
+		t.Fatalf("docs/read-path.md does not show the current statement; it should contain:\n%s", block)
 	}
 }
