@@ -23,13 +23,19 @@ const (
 	// ShadowDrift: both knew the binding and still parted: the table's
 	// counts and KEB's live ones disagreed.
 	ShadowDrift = "drift"
+	// ShadowSharedOrder: in a shared pool the table's least used binding
+	// was another than KEB's. KEB counts the shoots at that moment; the
+	// table counts them at its snapshot plus the placements since, so a
+	// shoot deleted since can change the order. Harmless: both are in the
+	// pool, neither is ever claimed or filled past a limit.
+	ShadowSharedOrder = "shared_order"
 	// ShadowStaleness: the table was older than the maximum age; NextBinding
 	// would have refused and KEB would have taken its own choice.
 	ShadowStaleness = "staleness"
 )
 
 // ShadowOutcomes lists every outcome, agreement first.
-var ShadowOutcomes = []string{ShadowAgree, ShadowDeviation, ShadowClaim, ShadowDrift, ShadowStaleness}
+var ShadowOutcomes = []string{ShadowAgree, ShadowDeviation, ShadowClaim, ShadowDrift, ShadowSharedOrder, ShadowStaleness}
 
 // CandidateVersion is one candidate row as the table held it from ValidFrom
 // until ValidTo (zero: it still does).
@@ -274,6 +280,10 @@ func shadowVerdict(rows []shadowRow, table Choice, keb string) (outcome, detail 
 		return ShadowClaim, fmt.Sprintf("KEB took %s, which the table did not list for the global account and pool; the table answers %s", keb, table)
 	}
 	r := rows[i]
+	if r.GlobalAccountID == "" && !r.claimed && table.Binding != "" {
+		return ShadowSharedOrder, fmt.Sprintf("KEB took %s, the table's least used binding of the shared pool is %s (the table counts %s with %d shoot(s) at its snapshot)",
+			keb, table.Binding, keb, r.ShootCount)
+	}
 	// The deviation: KEB's count left room, Gardener's shoots did not.
 	if r.Limit != nil && r.ShootCount >= *r.Limit && r.DBCount < *r.Limit {
 		return ShadowDeviation, fmt.Sprintf("KEB took %s with %d shoot(s) in Gardener, at or above its limit %d (KEB counts %d instance(s)); the table answers %s",

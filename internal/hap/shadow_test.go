@@ -55,6 +55,22 @@ func TestShadowNamesWhyAPickDiffers(t *testing.T) {
 	}
 }
 
+// In a shared pool an order the table and KEB see differently is its own
+// outcome, outside drift: both bindings are in the pool.
+func TestShadowFilesASharedOrderApartFromDrift(t *testing.T) {
+	rewrites := []Rewrite{{WrittenAt: at(0), SnapshotAt: at(-1)}}
+	shared := func(binding string, shoots int) CandidateVersion {
+		return CandidateVersion{Candidate: Candidate{Pool: awsPool, BindingName: binding, ShootCount: shoots, EffectiveCount: shoots,
+			Selectable: true}, ValidFrom: at(0)}
+	}
+	versions := []CandidateVersion{shared("s-1", 3), shared("s-2", 5)}
+	picks := []KEBPick{kebPick("same", "", "s-1", 1), kebPick("other", "", "s-2", 2)}
+	got := outcomesOf(CompareShadow(picks, versions, rewrites, time.Hour))
+	if got["same"] != ShadowAgree || got["other"] != ShadowSharedOrder {
+		t.Fatalf("outcomes %v; want same: agree, other: %s", got, ShadowSharedOrder)
+	}
+}
+
 // Between two runs the table counts the picks it answered: once a binding
 // is full by them, it answers the next one, as NextBinding's reservations
 // do; a claim it answered makes the claimed binding the next answer.
