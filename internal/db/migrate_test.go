@@ -64,7 +64,7 @@ func assertMigrated(t *testing.T, s *Store, schema string) {
 		schema).Scan(&tables).Error; err != nil {
 		t.Fatal(err)
 	}
-	want := "[binding_candidates binding_drift binding_empty_since binding_releases binding_reservations candidate_history candidate_rewrites candidates_computed pool_history schema_migrations shadow_picks withdrawn_bindings]"
+	want := "[binding_candidates binding_drift binding_empty_since binding_releases binding_reservations candidate_history candidate_rewrites candidates_computed pool_history recorded_claims schema_migrations shadow_picks snapshot_instances withdrawn_bindings]"
 	if fmt.Sprint(tables) != want {
 		t.Fatalf("tables in %s: %v, want %s", schema, tables, want)
 	}

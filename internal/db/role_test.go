@@ -39,8 +39,7 @@ GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 GRANT SELECT ON hap.candidates_computed TO %[1]s;
 GRANT SELECT ON hap.snapshot_instances TO %[1]s;
 GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
-GRANT SELECT ON public.instances TO %[1]s;`, keb)
+GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;`, keb)
 }
 
 // The job does all of its work with exactly the documented rights, and the
@@ -56,7 +55,9 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 		}
 	}
 	exec(t, dbname, leastPrivilegeGrants(dbname, role))
-	exec(t, dbname, "CREATE TABLE operations (id text PRIMARY KEY); GRANT CONNECT ON DATABASE "+dbname+" TO "+keb)
+	// KEB's role reads its own instances table, which the pick joins.
+	exec(t, dbname, "CREATE TABLE operations (id text PRIMARY KEY); GRANT CONNECT ON DATABASE "+dbname+" TO "+keb+
+		"; GRANT USAGE ON SCHEMA public TO "+keb+"; GRANT SELECT ON instances TO "+keb)
 	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
 
 	s := openStore(t, pg.RoleURL(role, rightPassword, dbname), Options{})
@@ -175,8 +176,8 @@ func runtimeRoleGrants(dbname, owner, runtime string) string {
 REVOKE ALL ON DATABASE %[1]s FROM PUBLIC;
 GRANT CONNECT ON DATABASE %[1]s TO %[2]s, %[3]s;
 REVOKE ALL ON SCHEMA public FROM PUBLIC;
-GRANT USAGE ON SCHEMA public TO %[3]s;
-GRANT SELECT ON public.instances TO %[3]s;
+GRANT USAGE ON SCHEMA public TO %[2]s, %[3]s;
+GRANT SELECT ON public.instances TO %[2]s, %[3]s; -- KEB's role owns it in KEB's database
 CREATE SCHEMA hap AUTHORIZATION %[2]s;
 GRANT USAGE ON SCHEMA hap TO %[3]s;
 ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %[3]s;
