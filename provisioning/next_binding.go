@@ -123,7 +123,7 @@ func (req Request) maxAge() time.Duration {
 //   - KEB's count now is kept + added, exactly what
 //     GetInstanceCountPerBinding counts (active, owner = the subscription GA
 //     when set, else the instance's GA). A reservation counts on top until
-//     KEB writes its binding into the instance row (written).
+//     KEB writes its binding into the instance row (pending).
 //   - A binding whose Gardener shoots outnumber KEB's instances at the
 //     snapshot keeps that excess (effective_count - db_count): the job's one
 //     deviation, a binding Gardener shows full is never filled further.
@@ -134,10 +134,14 @@ func (req Request) maxAge() time.Duration {
 // once and the job rewriting the table now and then:
 //   - picked locks the chosen row (FOR UPDATE OF c). A concurrent pick that
 //     chose the same row waits for this one to commit, and PostgreSQL then
-//     re-evaluates the WHERE clause on the row's newest version, with
-//     reserved already bumped: a row that reached its limit is skipped and
-//     the next one in order is taken. The limit therefore holds however many
-//     picks run at once.
+//     re-evaluates the WHERE clause on the row's newest version: its picks
+//     column, bumped by every pick and claim and by nothing else, less the
+//     value this statement's snapshot read (grp) is the number of picks
+//     committed meanwhile, which the snapshot's counts cannot see. A row
+//     that reached its limit is skipped and the next one in order is taken.
+//     The limit therefore holds however many picks run at once, and a
+//     rewrite committing meanwhile (which lowers reserved, not picks) cannot
+//     make a pick count its own snapshot's reservations twice or not at all.
 //   - The reservation row is inserted first and the counter bumped only
 //     when the insert happened, so two concurrent calls for one instance id
 //     cannot both count; the loser sees picked but no bumped row, and the
@@ -171,7 +175,7 @@ existing AS (
     WHERE r.instance_id = $1
 ),
 grp AS MATERIALIZED (
-    SELECT c.binding_name, c.db_count, c.effective_count, c.guarded,
+    SELECT c.binding_name, c.db_count, c.effective_count, c.guarded, c.picks,
            CASE WHEN $6 THEN CASE WHEN $7 THEN $8::integer END ELSE c.cluster_limit END AS lim
     FROM %[1]s.binding_candidates c
     WHERE NOT EXISTS (SELECT 1 FROM existing)
@@ -215,23 +219,24 @@ added AS (
                       WHERE s.instance_id = p.instance_id AND s.binding_name = p.binding_name AND ($2 = '' OR s.owner = $2))
     GROUP BY p.binding_name
 ),
-written AS (
+pending AS (
     SELECT r.binding_name, count(*) AS n
     FROM %[1]s.binding_reservations r
-    JOIN live i ON i.instance_id = r.instance_id AND i.binding_name = r.binding_name AND (i.owned OR $2 = '')
     WHERE r.binding_name IN (SELECT binding_name FROM grp)
+      AND NOT EXISTS (SELECT 1 FROM live i
+                      WHERE i.instance_id = r.instance_id AND i.binding_name = r.binding_name AND (i.owned OR $2 = ''))
     GROUP BY r.binding_name
 ),
 load AS (
-    SELECT g.binding_name, g.lim, g.guarded,
+    SELECT g.binding_name, g.lim, g.guarded, g.picks,
            CASE WHEN $2 = '' THEN g.effective_count + coalesce(a.n, 0)
                 ELSE coalesce(k.n, 0) + coalesce(a.n, 0) END AS now_count,
            CASE WHEN $2 = '' THEN 0 ELSE greatest(g.effective_count - g.db_count, 0) END AS unknown_shoots,
-           coalesce(w.n, 0) AS written
+           coalesce(p.n, 0) AS pending
     FROM grp g
     LEFT JOIN kept k ON k.binding_name = g.binding_name
     LEFT JOIN added a ON a.binding_name = g.binding_name
-    LEFT JOIN written w ON w.binding_name = g.binding_name
+    LEFT JOIN pending p ON p.binding_name = g.binding_name
 ),
 guard AS (
     SELECT $2 <> '' AND coalesce(sum(now_count), 0) = 0 AND
@@ -244,12 +249,12 @@ picked AS MATERIALIZED (
     FROM %[1]s.binding_candidates c
     JOIN load l ON l.binding_name = c.binding_name
     WHERE NOT (SELECT guarded FROM guard)
-      AND (l.lim IS NULL OR l.now_count + l.unknown_shoots + c.reserved - l.written < l.lim)
+      AND (l.lim IS NULL OR l.now_count + l.unknown_shoots + l.pending + (c.picks - l.picks) < l.lim)
     -- A shared pool spreads clusters over its least used binding; a GA with
     -- a limit fills its most populated binding below it; a GA without one
     -- keeps the first binding by name.
-    ORDER BY CASE WHEN $2 = '' THEN l.now_count + c.reserved - l.written END,
-             CASE WHEN $2 <> '' AND l.lim IS NOT NULL THEN l.now_count + c.reserved - l.written END DESC,
+    ORDER BY CASE WHEN $2 = '' THEN l.now_count + l.pending END,
+             CASE WHEN $2 <> '' AND l.lim IS NOT NULL THEN l.now_count + l.pending END DESC,
              c.binding_name COLLATE "C"
     LIMIT 1
     FOR UPDATE OF c
@@ -263,7 +268,7 @@ reservation AS (
 ),
 bumped AS (
     UPDATE %[1]s.binding_candidates c
-    SET reserved = c.reserved + 1
+    SET reserved = c.reserved + 1, picks = c.picks + 1
     FROM reservation r
     WHERE c.binding_name = r.binding_name
     RETURNING c.binding_name

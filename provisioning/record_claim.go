@@ -101,6 +101,7 @@ listed AS (
                        THEN c.guarded ELSE false END,
         rank = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
                     THEN c.rank ELSE excluded.rank END,
+        picks = c.picks + 1,
         global_account_id = $2, hyperscaler_type = $3, eu_access = $4
     RETURNING c.binding_name
 )

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // The tests of this file are the cases where the table's snapshot and the
@@ -240,5 +241,57 @@ func TestWithdrawingAgainKeepsTheFirstTime(t *testing.T) {
 	}
 	if again := withdrawnAt(); !again.Equal(first) {
 		t.Fatalf("withdrawn_at moved from %s to %s", first, again)
+	}
+}
+
+// A pick that waited for another transaction on its row counts the picks
+// that transaction committed, even when the same transaction (a rewrite)
+// dropped a reservation its snapshot still counted: b-1 holds 2 clusters,
+// X placed (reserved and written), and Y picked while Z waited. Z must not
+// be the fifth cluster on a binding with a limit of 4.
+func TestAPickThatWaitedCountsWhatCommittedMeanwhile(t *testing.T) {
+	b := newBed(t)
+	ctx := testContext(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 2, 1, limit(4))}, nil)
+	if got := b.mustPick(t, "x", "ga-a"); got != "b-1" {
+		t.Fatalf("first pick: %s", got)
+	}
+	b.writeInstance(t, "x", "ga-a", "b-1")
+
+	// Y's pick and a rewrite absorbing X's reservation, in one open
+	// transaction holding b-1's row.
+	blocker, err := b.keb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = blocker.Rollback() }()
+	for _, stmt := range []string{
+		`UPDATE hap.binding_candidates SET reserved = reserved + 1 - 1, picks = picks + 1 WHERE binding_name = 'b-1'`,
+		`INSERT INTO hap.binding_reservations (instance_id, binding_name, global_account_id, hyperscaler_type, eu_access)
+			VALUES ('y', 'b-1', 'ga-a', 'aws', false)`,
+		`DELETE FROM hap.binding_reservations WHERE instance_id = 'x'`,
+	} {
+		if _, err := blocker.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		name     string
+		claimNew bool
+		err      error
+	}
+	z := make(chan answer, 1)
+	go func() {
+		name, claimNew, err := b.pick(ctx, "z", "ga-a")
+		z <- answer{name, claimNew, err}
+	}()
+	if err := testbed.WaitForRowLockWait(ctx, b.keb); err != nil {
+		t.Fatal(err)
+	}
+	if err := blocker.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-z; got.err != nil || !got.claimNew {
+		t.Fatalf("Z's pick once Y's committed: %q, claimNew %v, %v; want claimNew, b-1 holds 4 of 4", got.name, got.claimNew, got.err)
 	}
 }

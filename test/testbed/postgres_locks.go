@@ -28,3 +28,25 @@ func WaitForLockWait(ctx context.Context, db *sql.DB, table string) error {
 		}
 	}
 }
+
+// WaitForRowLockWait returns once a statement in db's database waits for a
+// row another transaction holds (a row lock shows in pg_locks as a wait on
+// that transaction, not on the table), or when ctx ends.
+func WaitForRowLockWait(ctx context.Context, db *sql.DB) error {
+	for {
+		var waiting int
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple')`).Scan(&waiting)
+		if err != nil {
+			return fmt.Errorf("no statement waited on a row: %w", err)
+		}
+		if waiting > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no statement waited on a row: %w", ctx.Err())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

@@ -31,3 +31,10 @@ CREATE TABLE {{schema}}.recorded_claims (
     eu_access         boolean     NOT NULL,
     claimed_at        timestamptz NOT NULL
 );
+
+-- Every pick and recorded claim bumps picks, and nothing else ever changes
+-- it. A pick that waited for another on a row compares the row's picks now
+-- with the value its snapshot read: exactly the picks committed meanwhile,
+-- whatever a rewrite did to reserved at the same time.
+ALTER TABLE {{schema}}.binding_candidates
+    ADD COLUMN picks bigint NOT NULL DEFAULT 0;
