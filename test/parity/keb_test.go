@@ -61,10 +61,15 @@ type kebVerdict struct {
 	binding  string
 	claimNew bool
 	guarded  bool
+	// noAccount: a shared pool without a binding; KEB fails the
+	// provisioning (getSharedCredentialsName), it never claims.
+	noAccount bool
 }
 
 func (v kebVerdict) String() string {
 	switch {
+	case v.noAccount:
+		return "no account"
 	case v.guarded:
 		return "guarded"
 	case v.claimNew:
@@ -187,7 +192,7 @@ func (k *keb) shared(ctx context.Context, hyperscalerType string, eu bool) (kebV
 		return kebVerdict{}, err
 	}
 	if len(items) == 0 {
-		return kebVerdict{claimNew: true}, nil // KEB fails: no account; the job has no row either
+		return kebVerdict{noAccount: true}, nil // KEB fails: no account; the job has no row either
 	}
 	usage := map[string]int{}
 	for _, it := range items {
