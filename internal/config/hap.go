@@ -60,6 +60,9 @@ func (r *hapReader) readHAP(node any) (HAP, error) {
 			if h.MultiHyperscalerAccount, err = r.readMultiAccount(value); err != nil {
 				return h, err
 			}
+		case "candidateTable":
+			// KEB's own switch for reading the candidate table
+			// (docs/keb-adoption.md); nothing the job decides reads it.
 		default:
 			r.unknown(join("hap", key), value)
 		}

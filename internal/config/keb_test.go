@@ -140,6 +140,7 @@ func TestWhatTheJobDoesNotApplyIsAWarning(t *testing.T) {
 		{"empty and padded allowlist entries", block + "    allowedGlobalAccounts: ['', ' ga-2', ga-3]\n", []Warning{
 			{allowlistKey + "[0]", `""`, "an empty entry matches no global account"},
 			{allowlistKey + "[1]", `" ga-2"`, "KEB compares global account IDs exactly, so an entry with surrounding spaces matches no global account"}}},
+		{"KEB's switch for the candidate table", block + "  candidateTable: {enabled: true, maxAge: 30m}\n", nil},
 		{"unknown keys at every depth below hap", block + "    perPlan: {aws: 2}\n  ruleFile: /etc/rules\n  newFeature: {enabled: true}\n", []Warning{
 			{"hap.multiHyperscalerAccount.perPlan", `{"aws":2}`, "not a setting the job knows in KEB's hap block; ignored (a newer KEB may have added it)"},
 			{"hap.newFeature", `{"enabled":true}`, "not a setting the job knows in KEB's hap block; ignored (a newer KEB may have added it)"},
