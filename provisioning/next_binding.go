@@ -150,7 +150,8 @@ func (req Request) maxAge() time.Duration {
 //     or pool holds now, is void: the statement says so, and NextBinding
 //     drops it and asks again.
 //   - The limit and the guard are KEB's when the request carries KEB's
-//     decision ($6), else the table's (the job's configuration).
+//     decision ($6), else the table's (the job's configuration). A shared
+//     pool has neither, as KEB applies none there.
 //   - A table computed from a snapshot older than $5 seconds, or one whose
 //     instances were never listed (instances_read_at), picks nothing, and
 //     NextBinding answers ErrStale.
@@ -176,7 +177,9 @@ existing AS (
 ),
 grp AS MATERIALIZED (
     SELECT c.binding_name, c.db_count, c.effective_count, c.guarded, c.picks,
-           CASE WHEN $6 THEN CASE WHEN $7 THEN $8::integer END ELSE c.cluster_limit END AS lim
+           CASE WHEN $2 = '' THEN NULL
+                WHEN $6 THEN CASE WHEN $7 THEN $8::integer END
+                ELSE c.cluster_limit END AS lim
     FROM %[1]s.binding_candidates c
     WHERE NOT EXISTS (SELECT 1 FROM existing)
       AND (SELECT age FROM computed) <= $5

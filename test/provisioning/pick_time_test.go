@@ -147,6 +147,12 @@ func TestASharedPickCountsPlacementsSinceTheSnapshot(t *testing.T) {
 	if got := b.mustPick(t, "i-1", ""); got != "s-2" {
 		t.Fatalf("shared pick after two live placements on s-1: %s, want s-2", got)
 	}
+	// KEB applies no limit in a shared pool, whatever its allowlist says.
+	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{InstanceID: "i-2", HyperscalerType: "aws",
+		Account: &provisioning.Account{MultiAccount: true, Limit: 1}})
+	if err != nil || pick.Binding != "s-1" {
+		t.Fatalf("shared pick with KEB's limit of 1 for dedicated pools: %+v, %v; want s-1", pick, err)
+	}
 }
 
 // KEB's claim waited on its mutex and used up the step's deadline: the
