@@ -212,7 +212,7 @@ since AS (
     SELECT i.instance_id, i.binding_name, i.owned
     FROM %[1]s.snapshot_instances s
     JOIN live i ON i.instance_id = s.instance_id
-    WHERE s.binding_name = '' AND i.binding_name IN (SELECT binding_name FROM grp)
+    WHERE s.binding_name = '' AND ($2 = '' OR s.owner = $2) AND i.binding_name IN (SELECT binding_name FROM grp)
 ),
 added AS (
     SELECT p.binding_name, count(*) AS n
