@@ -171,6 +171,9 @@ func (d *candidateDiff) compare(current candidateRow) {
 		if ok {
 			d.inTable[i] = true // neither replaced nor inserted
 		}
+		if d.ch.dropped[current.BindingName] > 0 {
+			d.ch.update = append(d.ch.update, current) // its values kept, its reserved lowered
+		}
 		return
 	}
 	if !ok {

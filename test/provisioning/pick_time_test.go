@@ -82,6 +82,15 @@ func TestARecordedClaimSurvivesARewriteOfAnOlderSnapshot(t *testing.T) {
 	if got := b.mustPick(t, "i-2", "ga-a"); got != "b-claimed" {
 		t.Fatalf("pick after a rewrite of a snapshot older than the claim: %s, want b-claimed", got)
 	}
+	// KEB writes i-1; a rewrite, still of an older snapshot, absorbs its
+	// reservation: the kept row's counter goes down with it.
+	b.writeInstance(t, "i-1", "ga-a", "b-claimed")
+	if err := b.store.ReplaceCandidates(testContext(t), rows, []string{"i-1"}, before.Add(-time.Minute), ttl); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.reserved(t); r["b-claimed"] != 1 {
+		t.Fatalf("reserved on the kept row after i-1's reservation was absorbed: %v, want b-claimed:1", r)
+	}
 	// A snapshot taken after the claim that lists the binding takes over.
 	rows = append(rows, candidate("ga-a", "b-claimed", 0, 2, limit(10)))
 	if err := b.store.ReplaceCandidates(testContext(t), rows, nil, b.databaseTime(t).Add(2*time.Minute), ttl); err != nil {
