@@ -122,8 +122,17 @@ func (req Request) maxAge() time.Duration {
 //     index on created_at) or listed then without a binding.
 //   - KEB's count now is kept + added, exactly what
 //     GetInstanceCountPerBinding counts (active, owner = the subscription GA
-//     when set, else the instance's GA). A reservation counts on top until
-//     KEB writes its binding into the instance row (pending).
+//     when set, else the instance's GA). A reservation counts on top while
+//     its instance is active and KEB has not written a binding into it
+//     (pending): KEB creates the row at the provision request, so a
+//     reservation whose row is deleted or gone counts for nothing, as KEB's
+//     count does.
+//   - unsure: before answering ClaimNew, the GA's placements since the
+//     snapshot on a binding the table does not offer the GA (no row, a
+//     withdrawn one, another GA's) mean KEB claimed or reclaimed a binding
+//     the table has not seen yet, on its live path: the table cannot tell
+//     whether it belongs to this pool, and NextBinding answers ErrStale so
+//     that KEB's live path, which sees it, decides.
 //   - A binding whose Gardener shoots outnumber KEB's instances at the
 //     snapshot keeps that excess (effective_count - db_count): the job's one
 //     deviation, a binding Gardener shows full is never filled further.
@@ -225,9 +234,8 @@ added AS (
 pending AS (
     SELECT r.binding_name, count(*) AS n
     FROM %[1]s.binding_reservations r
+    JOIN live i ON i.instance_id = r.instance_id AND coalesce(i.binding_name, '') = ''
     WHERE r.binding_name IN (SELECT binding_name FROM grp)
-      AND NOT EXISTS (SELECT 1 FROM live i
-                      WHERE i.instance_id = r.instance_id AND i.binding_name = r.binding_name AND (i.owned OR $2 = ''))
     GROUP BY r.binding_name
 ),
 load AS (
@@ -246,6 +254,17 @@ guard AS (
            CASE WHEN $6 THEN $7 AND $9::integer > 0 AND count(*) >= $9::integer
                 ELSE coalesce(bool_or(guarded), false) END AS guarded
     FROM load
+),
+unsure AS (
+    SELECT i.binding_name
+    FROM live i
+    WHERE i.owned AND coalesce(i.binding_name, '') <> ''
+      AND i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
+    UNION
+    SELECT i.binding_name
+    FROM %[1]s.snapshot_instances s
+    JOIN live i ON i.instance_id = s.instance_id AND i.owned AND coalesce(i.binding_name, '') <> ''
+    WHERE s.binding_name = '' AND s.owner = $2
 ),
 picked AS MATERIALIZED (
     SELECT c.binding_name
@@ -282,7 +301,13 @@ SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT bind
        (SELECT guarded FROM guard),
        (SELECT count(*) FROM grp),
        (SELECT age FROM computed),
-       (SELECT instances_read_at IS NOT NULL FROM computed)`
+       (SELECT instances_read_at IS NOT NULL FROM computed),
+       CASE WHEN $2 <> '' AND NOT EXISTS (SELECT 1 FROM picked) THEN EXISTS (
+           SELECT 1 FROM unsure u
+           WHERE NOT EXISTS (SELECT 1 FROM %[1]s.binding_candidates c
+                             WHERE c.binding_name = u.binding_name AND c.global_account_id IN ($2, '')
+                               AND NOT EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)))
+       ELSE false END`
 
 // placementMargin widens the window in which NextBinding looks for
 // clusters placed since the snapshot: KEB stamps created_at by its own
@@ -398,12 +423,12 @@ func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 	given, multi, limit, minGuard := req.account()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var binding sql.NullString
-		var void, guarded, listed bool
+		var void, guarded, listed, unsure bool
 		var picked, held int
 		var age sql.NullFloat64
 		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess,
 			maxAge.Seconds(), given, multi, limit, minGuard, placementMargin.Seconds()).
-			Scan(&binding, &void, &picked, &guarded, &held, &age, &listed)
+			Scan(&binding, &void, &picked, &guarded, &held, &age, &listed, &unsure)
 		tableAge := time.Duration(age.Float64 * float64(time.Second))
 		switch {
 		case err != nil:
@@ -426,6 +451,9 @@ func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 		case picked == 0 && req.GlobalAccountID == "":
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.HyperscalerType, req.EUAccess, ErrNoSharedBinding)
+		case picked == 0 && unsure:
+			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, global account %q: the account holds a binding "+
+				"the table has not listed yet (claimed on KEB's live path since the snapshot): %w", req.InstanceID, req.GlobalAccountID, ErrStale)
 		case picked == 0:
 			return Pick{ClaimNew: true, Held: held, TableAge: tableAge}, nil
 		}

@@ -79,7 +79,22 @@ func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
 	}
 }
 
+// requested is KEB creating the instance row at the provision request,
+// before its resolve step picks: a reservation counts while that row is
+// active and carries no binding yet. A row already there is left alone.
+func (b *bed) requested(ctx context.Context, instanceID, ga string) error {
+	if ga == "" {
+		ga = "ga-of-a-shared-runtime"
+	}
+	_, err := b.keb.ExecContext(ctx, `INSERT INTO instances (instance_id, runtime_id, global_account_id,
+		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, '{}', now(), now()) ON CONFLICT DO NOTHING`, instanceID, ga)
+	return err
+}
+
 func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, error) {
+	if err := b.requested(ctx, instanceID, ga); err != nil {
+		return "", false, err
+	}
 	pick, err := provisioning.NextBinding(ctx, b.keb, provisioning.Request{
 		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
 	})
@@ -144,11 +159,14 @@ func (b *bed) seedInstances(t *testing.T, rows []hap.Candidate) {
 	}
 }
 
-// writeInstance is KEB recording the instance it provisioned on binding.
+// writeInstance is KEB recording the instance it provisioned on binding:
+// the resolve step's write into the row the request created, or a new row.
 func (b *bed) writeInstance(t *testing.T, instanceID, ga, binding string) {
 	t.Helper()
 	b.exec(t, `INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
-		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now(), now())`, instanceID, ga, binding)
+		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now(), now())
+		ON CONFLICT (instance_id) DO UPDATE SET subscription_secret_name = excluded.subscription_secret_name, updated_at = now()`,
+		instanceID, ga, binding)
 }
 
 var aws = hap.Pool{HyperscalerType: "aws"}

@@ -310,3 +310,35 @@ func TestAPickThatWaitedCountsWhatCommittedMeanwhile(t *testing.T) {
 		t.Fatalf("Z's pick once Y's committed: %q, claimNew %v, %v; want claimNew, b-1 holds 4 of 4", got.name, got.claimNew, got.err)
 	}
 }
+
+// A pick whose instance was deprovisioned before KEB wrote its binding
+// holds no place: KEB's count has no such cluster.
+func TestAReservationOfADeletedInstanceHoldsNoPlace(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 2, 1, limit(3))}, nil)
+	if got := b.mustPick(t, "i-1", "ga-a"); got != "b-1" {
+		t.Fatalf("first pick: %s", got)
+	}
+	b.exec(t, `UPDATE instances SET deleted_at = now() WHERE instance_id = 'i-1'`)
+	if got := b.mustPick(t, "i-2", "ga-a"); got != "b-1" {
+		t.Fatalf("pick after i-1 was deprovisioned before its binding was written: %s, want b-1, 2 of 3", got)
+	}
+}
+
+// KEB claimed a binding on its live path (a replica not switched yet, a
+// fall-back) and placed a cluster there: the table has not seen the binding
+// and cannot tell its pool, so rather than send KEB off to claim yet another
+// account it lets KEB's live path decide.
+func TestABindingClaimedOnTheLivePathIsLeftToTheLivePath(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-full", 3, 1, limit(3))}, nil)
+	b.writeInstance(t, "live-1", "ga-a", "b-live")
+	_, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
+	if !errors.Is(err, provisioning.ErrStale) {
+		t.Fatalf("pick after a live claim the table has not seen: %v; want ErrStale", err)
+	}
+	// Another GA's answer is unchanged.
+	if _, claimNew, err := b.pick(testContext(t), "i-2", "ga-b"); err != nil || !claimNew {
+		t.Fatalf("another GA: claimNew %v, %v; want claimNew", claimNew, err)
+	}
+}

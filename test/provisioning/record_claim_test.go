@@ -12,6 +12,9 @@ import (
 
 func (b *bed) recordClaim(t *testing.T, instanceID, ga, binding string, clusterLimit *int) error {
 	t.Helper()
+	if err := b.requested(testContext(t), instanceID, ga); err != nil {
+		t.Fatal(err)
+	}
 	return provisioning.RecordClaim(testContext(t), b.keb, provisioning.Claim{
 		Request:     provisioning.Request{InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws"},
 		BindingName: binding, Limit: clusterLimit,
