@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability fuzz demo bench
+.PHONY: help build test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -36,6 +36,18 @@ reliability: ## race trials under faults (TRIALS=1000, about 19 s each on 2 core
 	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) test -count=1 -timeout 600m -run 'TestRacesUnderFaults|TestKilledRunsLeaveNothingHalfDone' -v ./test/reliability/ \
 		-args -reliability.trials=$(TRIALS) -reliability.crashes=$(CRASHES)
+
+# The pick-time differential stream; `make test` runs 300 picks of it.
+PICKS ?= 10000
+SEED  ?= 0
+
+differential: ## a seeded stream of KEB's actions and job runs (CronJob, then serve) on the real test bed, every pick compared with KEB's rules on the live state (PICKS=10000, about 0.25 s a pick on 2 cores; SEED=0 takes one from the clock); a failure prints its seed
+	bash hack/ensure-tools.sh
+	bash hack/build-etcd.sh >/dev/null
+	bash hack/build-kube-apiserver.sh >/dev/null
+	bash hack/build-gardener-apiserver.sh >/dev/null
+	$(GO) test -count=1 -timeout 600m -run TestPicksAgreeWithKEBAtTheMomentItAsks -v ./test/differential/ \
+		-args -differential.picks=$(PICKS) -differential.seed=$(SEED)
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs land in testdata/fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/config/

@@ -1,0 +1,342 @@
+package differential
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
+)
+
+// The outcomes of a pick. The first four must never happen.
+const (
+	outcomeAgree = "agree"
+
+	// The table's binding is at or above KEB's limit by KEB's own count now.
+	outcomeOverFilled = "over-filled account"
+	// ClaimNew while the GA holds a binding below its limit now.
+	outcomeNeedlessClaim = "needless claim"
+	// ClaimNew for a shared pool: KEB never claims a shared binding.
+	outcomeSharedClaimed = "shared binding claimed"
+	// The table's binding is not labelled tenantName=<GA> now.
+	outcomeCrossTenant = "cross-tenant pick"
+
+	// ClaimNew because another replica's pick of the same moment took the
+	// last place: KEB's live path claims twice in that race too (each
+	// replica claims under its own mutex), so it is counted apart.
+	outcomeTwoReplicaClaim = "claim by two replicas at once"
+)
+
+// The differences the table may have from KEB's live answer, each with why
+// it is acceptable. Any other difference fails the test.
+const (
+	diffStale          = "stale table: KEB's live path"
+	diffInFlight       = "order: reservation KEB has not written yet"
+	diffGardenerFull   = "job's deviation: Gardener's shoots fill the binding"
+	diffSharedOrder    = "shared order: shoots as of the snapshot"
+	diffUnknownBinding = "order: binding claimed on KEB's live path since the snapshot"
+)
+
+var declaredDifferences = map[string]string{
+	diffStale: "the table was never computed or is older than MaxAge: NextBinding answers ErrStale and KEB " +
+		"resolves live, so KEB's answer stands",
+	diffInFlight: "a pick reserved a place that KEB has not yet written into the instance row (another replica's pick " +
+		"of the same moment); the table counts it, KEB's count does not, and the order below the limit moves by it",
+	diffGardenerFull: "the job deliberately treats a binding whose Gardener shoots reach the limit as full, though KEB's " +
+		"instance count is below it",
+	diffSharedOrder: "a shared pick orders by the snapshot's shoots plus the placements since; KEB counts the shoots " +
+		"now, so a shoot deleted since the snapshot still counts for the table",
+	diffUnknownBinding: "KEB's live path claimed a binding without RecordClaim since the snapshot (or reclaimed one the free " +
+		"step withdrew); the table offers it from the job's next run on (a minute after the withdrawal), until then " +
+		"another binding of the GA below the limit",
+}
+
+func undeclared(what string) string { return "undeclared: " + what }
+
+// pickCase is one pick: the table's answer and KEB's at the same moment.
+type pickCase struct {
+	c           *cluster
+	got         provisioning.Pick
+	err         error
+	want        verdict
+	twoReplicas bool
+}
+
+func (pc pickCase) answer() string {
+	switch {
+	case pc.err != nil:
+		return "error " + pc.err.Error()
+	case pc.got.ClaimNew:
+		return "claim new"
+	}
+	return pc.got.Binding
+}
+
+// unexpected is a NextBinding error KEB would meet only with a broken
+// database: a failure of the bed, not a difference.
+func unexpected(err error) bool {
+	return err != nil && !errors.Is(err, provisioning.ErrStale) && !errors.Is(err, provisioning.ErrGuarded) &&
+		!errors.Is(err, provisioning.ErrNoSharedBinding)
+}
+
+// judge classifies a pick; the live state it reads is the moment of the
+// pick, nothing having acted in between.
+func (s *stream) judge(ctx context.Context, pc pickCase) (string, error) {
+	if unexpected(pc.err) {
+		return "", fmt.Errorf("pick for %s: %w", pc.c.instanceID, pc.err)
+	}
+	if pc.c.shared {
+		return judgeShared(pc), nil
+	}
+	switch {
+	case errors.Is(pc.err, provisioning.ErrStale):
+		return diffStale, nil
+	case errors.Is(pc.err, provisioning.ErrGuarded) && pc.want.guarded:
+		return outcomeAgree, nil
+	case errors.Is(pc.err, provisioning.ErrGuarded):
+		return undeclared("guarded where KEB's guard does not hold"), nil
+	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
+		return undeclared("no shared binding for a dedicated request"), nil
+	case pc.want.guarded:
+		return undeclared("answered where KEB's guard stops the GA"), nil
+	case pc.got.ClaimNew:
+		return s.judgeClaim(ctx, pc)
+	}
+	return s.judgeBinding(ctx, pc)
+}
+
+func judgeShared(pc pickCase) string {
+	switch {
+	case errors.Is(pc.err, provisioning.ErrStale):
+		return diffStale
+	case pc.got.ClaimNew:
+		return outcomeSharedClaimed
+	case errors.Is(pc.err, provisioning.ErrNoSharedBinding) && pc.want.noBinding:
+		return outcomeAgree
+	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
+		return undeclared("shared pool answered empty while KEB finds a binding")
+	case pc.err != nil:
+		return undeclared("shared pick answered " + pc.err.Error())
+	case pc.want.noBinding:
+		return undeclared("a binding from a shared pool KEB finds empty")
+	case pc.got.Binding == pc.want.binding:
+		return outcomeAgree
+	case !slices.Contains(pc.want.held, pc.got.Binding):
+		return undeclared("a binding outside the shared pool")
+	}
+	return diffSharedOrder
+}
+
+// judgeClaim: the table said ClaimNew. A claim that only another
+// replica's reservation of the same moment explains is counted apart.
+func (s *stream) judgeClaim(ctx context.Context, pc pickCase) (string, error) {
+	if pc.want.claimNew {
+		return outcomeAgree, nil
+	}
+	inFlight, err := s.outstanding(ctx, pc.want.held, pc.c.instanceID)
+	if err != nil {
+		return "", err
+	}
+	if pc.twoReplicas && s.chooseWith(pc.want, inFlight).claimNew {
+		return outcomeTwoReplicaClaim, nil
+	}
+	full, err := s.gardenerFull(ctx, pc.want, belowLimit(pc.want))
+	if err != nil || full {
+		return diffGardenerFull, err
+	}
+	cause, err := s.claimCause(ctx, pc)
+	return outcomeNeedlessClaim + ": " + cause, err
+}
+
+// Why the table said ClaimNew where KEB uses a binding below its limit,
+// as far as the test can tell; the cause goes into the report.
+const (
+	causeUnknown     = "the binding was claimed on KEB's live path and the table does not offer it"
+	causeUnexplained = "unexplained"
+)
+
+func (s *stream) claimCause(ctx context.Context, pc pickCase) (string, error) {
+	listed, err := s.tableLists(ctx, pc.c, pc.want.binding)
+	switch {
+	case err != nil:
+		return "", err
+	case !listed:
+		return causeUnknown, nil
+	}
+	return causeUnexplained, nil
+}
+
+// judgeBinding: the table named a binding. It must be the GA's now (its
+// tenantName label), and below KEB's limit by KEB's own count now; a
+// binding KEB's selector does not return at all is undeclared; any other
+// difference is one of order, explained by explainOrder.
+func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) {
+	got := pc.got.Binding
+	if got == pc.want.binding {
+		return outcomeAgree, nil
+	}
+	labels, err := s.keb.labelsOf(ctx, got)
+	if err != nil {
+		return "", err
+	}
+	if labels["tenantName"] != gaOf(pc.c) {
+		return outcomeCrossTenant, nil
+	}
+	if !slices.Contains(pc.want.held, got) {
+		return undeclared("a binding outside KEB's selector"), nil
+	}
+	if pc.want.limit > 0 && pc.want.counts[got] >= pc.want.limit {
+		return outcomeOverFilled, nil
+	}
+	return s.explainOrder(ctx, pc)
+}
+
+// explainOrder finds why the table chose another binding below the limit
+// than KEB: KEB's rule on its counts plus the reservations the table still
+// counts gives the table's choice, or the table does not know KEB's
+// binding yet, or Gardener shows KEB's binding full.
+func (s *stream) explainOrder(ctx context.Context, pc pickCase) (string, error) {
+	inFlight, err := s.outstanding(ctx, pc.want.held, pc.c.instanceID)
+	if err != nil {
+		return "", err
+	}
+	// Another replica's reservation may have been made before or after
+	// this pick.
+	if s.chooseWith(pc.want, inFlight).binding == pc.got.Binding {
+		return diffInFlight, nil
+	}
+	listed, err := s.tableLists(ctx, pc.c, pc.want.binding)
+	if err != nil || !listed {
+		return diffUnknownBinding, err
+	}
+	full, err := s.gardenerFull(ctx, pc.want, []string{pc.want.binding})
+	if err != nil || full {
+		return diffGardenerFull, err
+	}
+	return undeclared("order among bindings below the limit"), nil
+}
+
+// chooseWith is KEB's decision had its counts included extra.
+func (s *stream) chooseWith(want verdict, extra ...map[string]int) verdict {
+	v := want
+	v.counts = map[string]int{}
+	for _, n := range v.held {
+		v.counts[n] = want.counts[n]
+		for _, e := range extra {
+			v.counts[n] += e[n]
+		}
+	}
+	choose(&v, s.keb.cfg.minBindingsForGuard)
+	return v
+}
+
+// tableLists reports whether the candidate table offers binding to the
+// cluster's GA and pool: a row of theirs that no free step withdrew.
+func (s *stream) tableLists(ctx context.Context, c *cluster, binding string) (bool, error) {
+	var listed bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM hap.binding_candidates c
+		WHERE binding_name = $1 AND global_account_id = $2 AND hyperscaler_type = $3 AND eu_access = $4
+		  AND NOT EXISTS (SELECT 1 FROM hap.withdrawn_bindings w WHERE w.binding_name = c.binding_name))`,
+		binding, gaOf(c), c.pool.hyperscalerType, c.pool.eu).Scan(&listed)
+	if err != nil {
+		return false, fmt.Errorf("look up the table's row of %s: %w", binding, err)
+	}
+	return listed, nil
+}
+
+// belowLimit names the bindings KEB sees below the GA's limit.
+func belowLimit(v verdict) []string {
+	var out []string
+	for _, n := range v.held {
+		if v.limit == 0 || v.counts[n] < v.limit {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// gardenerFull reports whether Gardener's shoots fill every one of names
+// to the GA's limit now: the job's deliberate deviation.
+func (s *stream) gardenerFull(ctx context.Context, v verdict, names []string) (bool, error) {
+	if v.limit == 0 || len(names) == 0 {
+		return false, nil
+	}
+	usage, err := s.keb.shootsPerBinding(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if usage[n] < v.limit {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// outstanding counts, per binding, the table's reservations in flight,
+// other than the pick's own: the instance is active and KEB has not
+// written its binding yet. The read path counts those, KEB's count cannot
+// see them.
+func (s *stream) outstanding(ctx context.Context, names []string, self string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT r.binding_name, count(*)
+		FROM hap.binding_reservations r
+		JOIN instances i ON i.instance_id = r.instance_id
+		WHERE r.binding_name = ANY($1) AND r.instance_id <> $2
+		  AND i.deleted_at = '0001-01-01 00:00:00+00' AND coalesce(i.subscription_secret_name, '') = ''
+		GROUP BY r.binding_name`, names, self)
+	if err != nil {
+		return nil, fmt.Errorf("read outstanding reservations: %w", err)
+	}
+	defer rows.Close()
+	inFlight := map[string]int{}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, err
+		}
+		inFlight[name] = n
+	}
+	return inFlight, rows.Err()
+}
+
+// evidence describes the table's side of a failing pick: its rows for the
+// GA and pool and the reservations on them.
+func (s *stream) evidence(ctx context.Context, pc pickCase) string {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT c.binding_name, c.db_count, c.shoot_count, c.effective_count, coalesce(c.cluster_limit, -1), c.reserved,
+		       c.computed_at::text, EXISTS (SELECT 1 FROM hap.withdrawn_bindings w WHERE w.binding_name = c.binding_name),
+		       coalesce((SELECT string_agg(r.instance_id, ',') FROM hap.binding_reservations r WHERE r.binding_name = c.binding_name), '')
+		FROM hap.binding_candidates c
+		WHERE c.global_account_id = $1 AND c.hyperscaler_type = $2 AND c.eu_access = $3
+		ORDER BY c.binding_name COLLATE "C"`, gaOf(pc.c), pc.c.pool.hyperscalerType, pc.c.pool.eu)
+	if err != nil {
+		return "table rows: " + err.Error()
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var name, computed, reservations string
+		var db, shoots, effective, limit, reserved int
+		var withdrawn bool
+		if err := rows.Scan(&name, &db, &shoots, &effective, &limit, &reserved, &computed, &withdrawn, &reservations); err != nil {
+			return "table rows: " + err.Error()
+		}
+		fmt.Fprintf(&b, "\n    row %s db %d shoots %d effective %d limit %d reserved %d (%s) withdrawn %t computed %s",
+			name, db, shoots, effective, limit, reserved, reservations, withdrawn, computed)
+	}
+	if b.Len() == 0 {
+		return "\n    the table has no row for the GA and pool"
+	}
+	return b.String()
+}
+
+func gaOf(c *cluster) string {
+	if c.shared {
+		return ""
+	}
+	return c.ga
+}

@@ -1,0 +1,342 @@
+package differential
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
+)
+
+// stream is the seeded sequence of KEB's actions, with the job's runs
+// interleaved by runJob.
+type stream struct {
+	*world
+	rng   *rand.Rand
+	tally *tally
+	// runJob runs the candidates job once, CronJob-style; nil while serve
+	// runs it on its own.
+	runJob func(ctx context.Context) error
+	phase  string
+}
+
+// action is one kind of step and its weight.
+type action struct {
+	name   string
+	weight int
+	do     func(ctx context.Context) error
+}
+
+// step does one action chosen by weight. Deprovisioning grows with the
+// number of active clusters, so the population settles instead of
+// draining the pools.
+func (s *stream) step(ctx context.Context) error {
+	actions := []action{
+		{"request", 20, s.newRequest},
+		{"resolve", 26, s.resolvePending},
+		{"shared pick", 7, s.sharedPick},
+		{"live placement", 6, s.livePlacement},
+		{"deprovision", 5 + len(s.active), s.deprovisionOne},
+		{"cleanup", 8, s.cleanupOne},
+		{"two replicas", 3, s.twoReplicas},
+	}
+	if s.runJob != nil {
+		actions = append(actions, action{"job run", 3, s.jobRun})
+	}
+	total := 0
+	for _, a := range actions {
+		total += a.weight
+	}
+	n := s.rng.IntN(total)
+	for _, a := range actions {
+		if n < a.weight {
+			started := time.Now()
+			err := a.do(ctx)
+			s.tally.SecondsByAction[a.name] += time.Since(started).Seconds()
+			return err
+		}
+		n -= a.weight
+	}
+	panic("unreachable")
+}
+
+// The GAs, weighted so that some fill several bindings. ga-2 holds two
+// internal bindings (KEB's guard of 2 applies once they are empty); ga-8
+// is off the allowlist.
+var (
+	globalAccounts = []string{"ga-1", "ga-2", "ga-3", "ga-4", "ga-5", "ga-6", "ga-7", "ga-8"}
+	gaWeights      = []int{5, 1, 4, 3, 2, 2, 1, 2}
+	awsPool        = pool{hyperscalerType: "aws"}
+	awsEUPool      = pool{hyperscalerType: "aws", eu: true}
+	sharedPool     = pool{hyperscalerType: "openstack_eu-de-1"}
+	// emptySharedPool has no binding: KEB fails such a provisioning.
+	emptySharedPool = pool{hyperscalerType: "openstack_eu-de-1", eu: true}
+)
+
+func (s *stream) chooseGA() string {
+	total := 0
+	for _, w := range gaWeights {
+		total += w
+	}
+	n := s.rng.IntN(total)
+	for i, w := range gaWeights {
+		if n < w {
+			return globalAccounts[i]
+		}
+		n -= w
+	}
+	panic("unreachable")
+}
+
+func (s *stream) choosePool() pool {
+	if s.rng.IntN(4) == 0 {
+		return awsEUPool
+	}
+	return awsPool
+}
+
+// newRequest is a provision request whose resolve step comes later.
+func (s *stream) newRequest(ctx context.Context) error {
+	c, err := s.request(ctx, s.chooseGA(), s.choosePool(), false)
+	if err != nil {
+		return err
+	}
+	s.pending = append(s.pending, c)
+	return nil
+}
+
+// resolvePending is KEB's resolve step for one waiting request, or for a
+// request made just now when none waits.
+func (s *stream) resolvePending(ctx context.Context) error {
+	if len(s.pending) == 0 {
+		if err := s.newRequest(ctx); err != nil {
+			return err
+		}
+	}
+	i := s.rng.IntN(len(s.pending))
+	c := s.pending[i]
+	s.pending = append(s.pending[:i], s.pending[i+1:]...)
+	return s.tablePick(ctx, c)
+}
+
+// requestFor is the Request KEB's resolve step builds, with KEB's
+// multi-account decision for the runtime (provider aws).
+func (s *stream) requestFor(c *cluster) provisioning.Request {
+	req := provisioning.Request{InstanceID: c.instanceID, GlobalAccountID: c.ga,
+		HyperscalerType: c.pool.hyperscalerType, EUAccess: c.pool.eu,
+		Account: provisioning.AccountFor(s.keb.cfg, s.keb.cfg.minBindingsForGuard, c.ga, "aws")}
+	if c.shared {
+		req.GlobalAccountID = ""
+	}
+	return req
+}
+
+// oracle is KEB's answer on the live state now.
+func (s *stream) oracle(ctx context.Context, c *cluster) (verdict, error) {
+	if c.shared {
+		return s.keb.shared(ctx, c.pool)
+	}
+	return s.keb.dedicated(ctx, c.ga, c.pool)
+}
+
+// tablePick asks the table, compares with KEB at the same moment and acts
+// on the table's answer as KEB's resolve step does.
+func (s *stream) tablePick(ctx context.Context, c *cluster) error {
+	req := s.requestFor(c)
+	got, err := s.client.NextBinding(ctx, req)
+	want, werr := s.oracle(ctx, c)
+	if werr != nil {
+		return werr
+	}
+	pc := pickCase{c: c, got: got, err: err, want: want}
+	if err := s.record(ctx, pc); err != nil {
+		return err
+	}
+	return s.act(ctx, pc, req)
+}
+
+// record judges a pick and counts it.
+func (s *stream) record(ctx context.Context, pc pickCase) error {
+	outcome, err := s.judge(ctx, pc)
+	if err != nil {
+		return err
+	}
+	s.note("pick %s ga=%s pool=%s shared=%t: table %s, KEB %s %v limit %d: %s",
+		pc.c.instanceID, pc.c.ga, pc.c.pool, pc.c.shared, pc.answer(), pc.want, pc.want.counts, pc.want.limit, outcome)
+	s.tally.add(s.phase, outcome, func() string {
+		return fmt.Sprintf("seed %d, action %d, pick of %s (ga %s, pool %s, shared %t): table %s, KEB %s (held %v, counts %v, limit %d)%s",
+			s.tally.Seed, len(s.log), pc.c.instanceID, pc.c.ga, pc.c.pool, pc.c.shared, pc.answer(), pc.want,
+			pc.want.held, pc.want.counts, pc.want.limit, s.evidence(ctx, pc))
+	})
+	return nil
+}
+
+// act is what KEB's resolve step does with the table's answer.
+func (s *stream) act(ctx context.Context, pc pickCase, req provisioning.Request) error {
+	switch {
+	case errors.Is(pc.err, provisioning.ErrStale):
+		return s.live(ctx, pc.c, pc.want)
+	case errors.Is(pc.err, provisioning.ErrGuarded), errors.Is(pc.err, provisioning.ErrNoSharedBinding):
+		return s.fail(ctx, pc.c, pc.err.Error())
+	case pc.got.ClaimNew && pc.c.shared:
+		return s.fail(ctx, pc.c, "ClaimNew for a shared pool")
+	case pc.got.ClaimNew:
+		return s.claimAndPlace(ctx, pc.c, &req)
+	}
+	return s.place(ctx, pc.c, pc.got.Binding)
+}
+
+// live is KEB's live path: its rules on the live state, a claim made
+// without RecordClaim (the table was not asked).
+func (s *stream) live(ctx context.Context, c *cluster, want verdict) error {
+	switch {
+	case want.guarded:
+		return s.fail(ctx, c, "guarded")
+	case want.noBinding:
+		return s.fail(ctx, c, "no shared binding")
+	case want.claimNew:
+		return s.claimAndPlace(ctx, c, nil)
+	}
+	return s.place(ctx, c, want.binding)
+}
+
+// claimAndPlace claims a free binding for the cluster's GA, tells the
+// table when req is given, and places the cluster there.
+func (s *stream) claimAndPlace(ctx context.Context, c *cluster, req *provisioning.Request) error {
+	name, err := s.claim(ctx, c.ga, c.pool)
+	if errors.Is(err, errPoolEmpty) {
+		s.tally.ClaimsFailed++
+		return s.fail(ctx, c, "no free binding to claim")
+	}
+	if err != nil {
+		return err
+	}
+	s.note("claimed %s for %s (%s), recorded %t", name, c.ga, c.instanceID, req != nil)
+	if req != nil {
+		if err := s.recordClaim(ctx, *req, name); err != nil {
+			return err
+		}
+	}
+	return s.place(ctx, c, name)
+}
+
+// sharedPick is a runtime whose rule sends it to a shared pool.
+func (s *stream) sharedPick(ctx context.Context) error {
+	p := sharedPool
+	if s.rng.IntN(12) == 0 {
+		p = emptySharedPool
+	}
+	c, err := s.request(ctx, s.chooseGA(), p, true)
+	if err != nil {
+		return err
+	}
+	return s.tablePick(ctx, c)
+}
+
+// livePlacement is a provisioning on KEB's live path without the table: a
+// replica not yet switched, or one whose database call failed.
+func (s *stream) livePlacement(ctx context.Context) error {
+	c, err := s.request(ctx, s.chooseGA(), s.choosePool(), false)
+	if err != nil {
+		return err
+	}
+	want, err := s.oracle(ctx, c)
+	if err != nil {
+		return err
+	}
+	s.tally.LivePlacements++
+	s.note("live path for %s: KEB %s", c.instanceID, want)
+	return s.live(ctx, c, want)
+}
+
+func (s *stream) deprovisionOne(ctx context.Context) error {
+	if len(s.active) == 0 {
+		return nil
+	}
+	c := s.removeActive(s.rng.IntN(len(s.active)))
+	return s.deprovision(ctx, c, s.rng.IntN(4) == 0)
+}
+
+func (s *stream) cleanupOne(ctx context.Context) error {
+	return s.cleanup(ctx, s.rng.IntN)
+}
+
+func (s *stream) jobRun(ctx context.Context) error {
+	return s.runJob(ctx)
+}
+
+// twoReplicas is one GA provisioning two runtimes in one pool on two KEB
+// replicas at once: both resolve steps ask the table at the same moment,
+// and where both answers are ClaimNew both replicas claim at once.
+func (s *stream) twoReplicas(ctx context.Context) error {
+	ga, p := s.chooseGA(), s.choosePool()
+	var cs [2]*cluster
+	for i := range cs {
+		c, err := s.request(ctx, ga, p, false)
+		if err != nil {
+			return err
+		}
+		cs[i] = c
+	}
+	want, err := s.oracle(ctx, cs[0])
+	if err != nil {
+		return err
+	}
+	var picks [2]provisioning.Pick
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range cs {
+		wg.Go(func() { picks[i], errs[i] = s.client.NextBinding(ctx, s.requestFor(cs[i])) })
+	}
+	wg.Wait()
+	s.note("two replicas for %s in %s", ga, p)
+	for i := range cs {
+		if err := s.record(ctx, pickCase{c: cs[i], got: picks[i], err: errs[i], want: want, twoReplicas: true}); err != nil {
+			return err
+		}
+	}
+	if picks[0].ClaimNew && picks[1].ClaimNew && errs[0] == nil && errs[1] == nil {
+		return s.claimBoth(ctx, cs)
+	}
+	for i := range cs {
+		if err := s.act(ctx, pickCase{c: cs[i], got: picks[i], err: errs[i], want: want}, s.requestFor(cs[i])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claimBoth is the two replicas' claims racing in Gardener; the loser of
+// a conflict retries on the next free binding, as KEB's step does.
+func (s *stream) claimBoth(ctx context.Context, cs [2]*cluster) error {
+	var names [2]string
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range cs {
+		wg.Go(func() { names[i], errs[i] = s.claim(ctx, cs[i].ga, cs[i].pool) })
+	}
+	wg.Wait()
+	for i, c := range cs {
+		switch {
+		case errors.Is(errs[i], errPoolEmpty):
+			s.tally.ClaimsFailed++
+			if err := s.fail(ctx, c, "no free binding to claim"); err != nil {
+				return err
+			}
+			continue
+		case errs[i] != nil:
+			return errs[i]
+		}
+		s.note("claimed %s for %s (%s) beside another replica", names[i], c.ga, c.instanceID)
+		if err := s.recordClaim(ctx, s.requestFor(c), names[i]); err != nil {
+			return err
+		}
+		if err := s.place(ctx, c, names[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
