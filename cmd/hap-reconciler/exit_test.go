@@ -79,6 +79,10 @@ func TestEveryConfigurationOrUsageErrorExits2(t *testing.T) {
 		{"bad -o", nil, []string{"pools", "-o", "yaml"}, `-o: "yaml" is not one of table, json`, exitUsage},
 		{"bad --log-level", nil, []string{"migrate", "--log-level", "loud"}, "--log-level", exitUsage},
 		{"bad --since", nil, []string{"report", "--shadow", "--since", "a week"}, `invalid argument "a week" for "--since"`, exitUsage},
+		{"a URL where a command was expected", nil, []string{"migrate", "postgres://keb:" + thePassword + "@host/keb"},
+			`unknown command "postgres://keb:xxxxx@host/keb"`, exitUsage},
+		{"a URL where a duration was expected", nil, []string{"report", "--since", "keb:" + thePassword + "@h"},
+			`invalid argument "keb:xxxxx@h" for "--since"`, exitUsage},
 		{"--gardener-file with run", nil, []string{"run", "--dry-run", "--gardener-file", missing}, "--gardener-file: run writes", exitUsage},
 
 		// What ran and failed.
