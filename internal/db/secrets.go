@@ -49,6 +49,8 @@ const (
 	flawForm  = "want postgres://USER:PASSWORD@HOST:PORT/DATABASE or key=value pairs (host=... user=... password=... dbname=...)"
 )
 
+// dissect reads dsn in the form its start shows: key=value pairs, a URL of
+// any scheme, else user:password@host.
 func dissect(dsn string) dissection {
 	switch {
 	case strings.TrimSpace(dsn) == "":
