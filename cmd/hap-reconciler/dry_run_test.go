@@ -12,7 +12,8 @@ import (
 
 // kebReadTables are the job's tables KEB's read path reads and writes
 // (provisioning: NextBinding, RecordClaim, WithdrawBinding).
-var kebReadTables = []string{"binding_candidates", "candidates_computed", "binding_reservations", "withdrawn_bindings"}
+var kebReadTables = []string{"binding_candidates", "candidates_computed", "binding_reservations", "withdrawn_bindings",
+	"snapshot_instances", "recorded_claims"}
 
 // noPolicyConfig sets no multi-account policy: a workstation without KEB's
 // variables (policy source none).
@@ -21,7 +22,8 @@ const noPolicyConfig = "gardener: {pageSize: 500}\n"
 // A dry run, run or serve, leaves every row KEB reads as it is, although a
 // real run on the same picture would change each of those tables: it would
 // rank the bindings by another policy, stamp a new computed_at, drop an
-// expired reservation and end a withdrawal the snapshot shows over.
+// expired reservation, end a withdrawal and a recorded claim the snapshot
+// shows over, and list KEB's instances again.
 func TestADryRunChangesNoRowKEBReads(t *testing.T) {
 	s := load(t, smallLandscape(), plantedConfig+schedules("@every 1h", "@every 1s", "@every 1h", "@every 1h"))
 	s.mustRun(t, "run")
@@ -41,7 +43,7 @@ func TestADryRunChangesNoRowKEBReads(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%v: exit %d\n%s", args, code, logs)
 		}
-		if !strings.Contains(logs, "dry run: the candidate table, its reservations and the withdrawals are left as they are") {
+		if !strings.Contains(logs, "dry run: the candidate table and the tables KEB reads beside it are left as they are") {
 			t.Errorf("%v does not say what it left as it is:\n%s", args, logs)
 		}
 		s.assertKEBReadRows(t, before, args)
@@ -84,15 +86,19 @@ func TestADryRunChangesNoRowKEBReads(t *testing.T) {
 
 // plantWhatARunWouldChange gives the candidates job something to change in
 // each table beyond the ranking: a reservation past its TTL, which a rewrite
-// drops, and an old withdrawal of a binding that is not dirty, which a
-// rewrite ends.
+// drops, an old withdrawal of a binding that is not dirty and an old
+// recorded claim, which a rewrite ends, and an instance listed that KEB's
+// table does not hold, which a rewrite takes out of the list.
 func (s *scene) plantWhatARunWouldChange(t *testing.T) {
 	t.Helper()
 	_, err := s.db(t).Exec(testContext(t), `
 INSERT INTO hap.binding_reservations (instance_id, binding_name, global_account_id, hyperscaler_type, eu_access, reserved_at)
 VALUES ('inst-expired', 'ali-b', 'ga-ali', 'alicloud', false, now() - interval '30 days');
 UPDATE hap.binding_candidates SET reserved = reserved + 1 WHERE binding_name = 'ali-b';
-INSERT INTO hap.withdrawn_bindings (binding_name, withdrawn_at) VALUES ('ali-a', now() - interval '1 hour');`)
+INSERT INTO hap.withdrawn_bindings (binding_name, withdrawn_at) VALUES ('ali-a', now() - interval '1 hour');
+INSERT INTO hap.recorded_claims (binding_name, global_account_id, hyperscaler_type, eu_access, claimed_at)
+VALUES ('ali-c', 'ga-ali', 'alicloud', false, now() - interval '1 hour');
+INSERT INTO hap.snapshot_instances (instance_id, binding_name, owner) VALUES ('inst-gone', 'ali-c', 'ga-ali');`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,9 +70,9 @@ func (c *candidates) Run(ctx context.Context, f *Facts) error {
 	if c.DryRun.KeepsKEBsTables() {
 		// The table is what KEB provisions from: a dry run, perhaps with
 		// a policy other than KEB's, must not change KEB's picks. Nor
-		// may it end withdrawals or drop reservations, which KEB reads
-		// alongside it.
-		c.Log.Info("dry run: the candidate table, its reservations and the withdrawals are left as they are",
+		// may it drop reservations, end withdrawals or recorded claims,
+		// or list KEB's instances anew, which KEB's pick reads beside it.
+		c.Log.Info("dry run: the candidate table and the tables KEB reads beside it are left as they are",
 			zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", poolsNeedingANewBinding(rows)))
 		return nil
 	}

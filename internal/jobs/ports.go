@@ -70,8 +70,9 @@ const (
 	// release.dryRun).
 	DryRunRelease
 	// DryRunAll: as DryRunRelease, and nothing KEB's read path reads
-	// changes either: the candidate table, its reservations and the
-	// withdrawals stay as they are (--dry-run). The job's own records
+	// changes either: the candidate table, its reservations, the
+	// withdrawals, the recorded claims and the listed instances stay as
+	// they are (--dry-run). The job's own records
 	// (drift, shadow, pool history, the would-release audit) are written.
 	DryRunAll
 )
