@@ -55,6 +55,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./internal/hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/hap/rules/
 	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./internal/gardener/
+	$(GO) test -short -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./internal/db/
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 35 minutes
 # on 2 cores, BENCH_SIZES=S about 5 minutes. XL, 100,000 shoots, is opt-in

@@ -93,9 +93,9 @@ func (s *scene) open(t *testing.T, log io.Writer) *environment {
 
 // openToServe opens the job as serve does, Gardener watched, listening on
 // a free port.
-func (s *scene) openToServe(t *testing.T, log io.Writer, dryRun bool) (*app.Server, net.Listener) {
+func (s *scene) openToServe(t *testing.T, log io.Writer, dry dryRunFlags) (*app.Server, net.Listener) {
 	t.Helper()
-	srv, err := s.globals(log).openServer(testContext(t), dryRun)
+	srv, err := s.globals(log).openServer(testContext(t), dry)
 	if err != nil {
 		t.Fatal(err)
 	}

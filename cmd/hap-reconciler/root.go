@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/db"
 )
 
 // globals are the flags every command shares.
@@ -71,9 +73,27 @@ that hold nothing back to the pool (release), and exposes the pool's metrics.`,
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil {
-		writeErrorLine(g.logs, err, code)
+		writeErrorLine(g.logs, withArgsRedacted(err, args), code)
 	}
 	return code
+}
+
+// withArgsRedacted hides the password of every argument that may hold one
+// (an '@' or a password=) in err's text: a connection string given where a
+// command or another flag's value was expected comes back in cobra's
+// message ("unknown command ...", "invalid argument ...").
+func withArgsRedacted(err error, args []string) error {
+	msg := err.Error()
+	for _, arg := range args {
+		if !strings.Contains(arg, "@") && !strings.Contains(strings.ToLower(arg), "password") {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, arg, db.Redact(arg))
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // load reads the configuration, with KEB's multi-account variables from the

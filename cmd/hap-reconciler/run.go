@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
 )
@@ -15,7 +16,7 @@ import (
 func runCmd(g *globals) *cobra.Command {
 	var (
 		jobList        string
-		dryRun         bool
+		dry            dryRunFlags
 		pushgatewayURL string
 	)
 	cmd := &cobra.Command{
@@ -25,7 +26,10 @@ func runCmd(g *globals) *cobra.Command {
 page by page, and the per-binding counts of KEB's database) and runs the
 selected jobs on it. Exits 0 on success, also when another run holds the
 landscape's lock (it then does nothing); 1 when a job failed; 2 on bad flags or
-configuration. A run that could not see the whole picture changes nothing.`,
+configuration, nothing run. A run that could not see the whole picture changes
+nothing. A run that would write the candidate table with no multi-account
+policy set (neither KEB's variables nor the file's block) is refused unless
+--allow-no-keb-policy.`,
 		Example: `  hap-reconciler run --config config.yaml --namespace garden-kyma-prod
   hap-reconciler run --jobs drift,candidates --dry-run
   hap-reconciler run --pushgateway-url http://pushgateway.monitoring:9091`,
@@ -35,7 +39,14 @@ configuration. A run that could not see the whole picture changes nothing.`,
 			if err != nil {
 				return usageError{err}
 			}
-			env, err := g.open(cmd.Context(), openForRun)
+			s, err := g.settings(openForRun)
+			if err != nil {
+				return err
+			}
+			if err := dry.requireKEBPolicy(s.Config, selected, "run"); err != nil {
+				return err
+			}
+			env, err := app.Open(cmd.Context(), s, openForRun)
 			if err != nil {
 				return err
 			}
@@ -43,7 +54,7 @@ configuration. A run that could not see the whole picture changes nothing.`,
 			if pushgatewayURL == "" {
 				pushgatewayURL = env.Config.Metrics.PushgatewayURL
 			}
-			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dryRun})
+			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dry.mode()})
 			if errors.Is(err, jobs.ErrLockHeld) {
 				// No push either: this run's empty group would replace the
 				// one the run holding the lock is about to push.
@@ -60,7 +71,7 @@ configuration. A run that could not see the whole picture changes nothing.`,
 		},
 	}
 	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: drift,candidates,release,metrics (default all)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "decide and report everything, change no binding (would-releases are still audited)")
+	dry.register(cmd.Flags())
 	cmd.Flags().StringVar(&pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
 }

@@ -8,12 +8,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 func serveCmd(g *globals) *cobra.Command {
 	var (
 		listen string
-		dryRun bool
+		dry    dryRunFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -25,7 +26,7 @@ stops scheduling and lets the running job finish (or cancels it after a grace
 period, which leaves everything consistent).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, err := g.openServer(cmd.Context(), dryRun)
+			srv, err := g.openServer(cmd.Context(), dry)
 			if err != nil {
 				return err
 			}
@@ -38,17 +39,21 @@ period, which leaves everything consistent).`,
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "every scheduled release decides and audits would-releases and changes no binding")
+	dry.register(cmd.Flags())
 	return cmd
 }
 
 // openServer opens the job as serve runs it (app.OpenServer).
-func (g *globals) openServer(ctx context.Context, dryRun bool) (*app.Server, error) {
+func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server, error) {
 	s, err := g.settings(app.Needs{Gardener: true, Database: true, Migrate: true})
 	if err != nil {
 		return nil, err
 	}
-	return app.OpenServer(ctx, s, dryRun)
+	// serve runs every job, the candidates job on each change too.
+	if err := dry.requireKEBPolicy(s.Config, jobs.AllJobs, "serve"); err != nil {
+		return nil, err
+	}
+	return app.OpenServer(ctx, s, dry.mode())
 }
 
 // listenOn binds --listen, else metrics.listen of the configuration.

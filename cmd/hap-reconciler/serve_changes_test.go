@@ -21,7 +21,7 @@ import (
 func TestServeFollowsABurstOfChangesWithTheTableAFullRunWrites(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1h", "@every 1h", "@every 1h"))
-	s.serveDryRun(t)
+	s.serveDryRun(t, dryRunFlags{release: true})
 	// A full run's decision on the landscape as it is now, gathered apart
 	// from serve's caches.
 	full := func() []hap.Candidate {

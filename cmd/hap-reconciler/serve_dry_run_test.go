@@ -20,7 +20,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	aws := hap.Pool{HyperscalerType: "aws"}
 	l.AddBinding(landscape.BindingSpec{Name: "aws-empty", Pool: aws, GlobalAccountID: "ga-gone"})
 	s := load(t, l, "release:\n  gracePeriod: 0s\n"+schedules("@every 1h", "@every 1h", "@every 1s", "@every 1h"))
-	s.serveDryRun(t)
+	s.serveDryRun(t, dryRunFlags{all: true})
 	var outcome string
 	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
 		history, err := s.Store(t, testContext(t)).ReleaseHistory(testContext(t))
@@ -47,10 +47,11 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	}
 }
 
-// serveDryRun runs serve --dry-run on the scene until the test ends.
-func (s *scene) serveDryRun(t *testing.T) {
+// serveDryRun runs serve with dry's dry-run flags on the scene until the
+// test ends.
+func (s *scene) serveDryRun(t *testing.T, dry dryRunFlags) {
 	t.Helper()
-	env, ln := s.openToServe(t, &testbed.SyncBuffer{}, true)
+	env, ln := s.openToServe(t, &testbed.SyncBuffer{}, dry)
 	ctx, stop := context.WithCancel(testContext(t))
 	done := make(chan error, 1)
 	go func() { done <- env.Serve(ctx, ln) }()

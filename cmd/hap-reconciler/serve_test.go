@@ -84,7 +84,7 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	l := smallLandscape()
 	s := load(t, l, plantedConfig+schedules("@every 1h", "@every 1s", "@every 1h", "@every 1h"))
 	var log testbed.SyncBuffer
-	env, ln := s.openToServe(t, &log, false)
+	env, ln := s.openToServe(t, &log, dryRunFlags{})
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	env.Runner.BeforeAct = func(job string) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -80,6 +81,9 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s, err = loadKubeconfig(s, needs); err != nil {
+		return nil, err
+	}
 	env := &Env{Config: s.Config, Jobs: settings, Metrics: metrics.New(), Log: s.Log}
 	ports := jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}
 	var locker jobs.Locker
@@ -116,20 +120,18 @@ func (e *Env) Close() {
 }
 
 func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error) {
-	url := s.DatabaseURL
-	if url == "" {
-		var err error
-		if url, err = db.DSNFromEnv(s.Getenv); err != nil {
-			return nil, err
-		}
-	}
-	if url == "" {
-		return nil, errors.New("no database: set --database-url, DATABASE_URL or KEB's APP_DATABASE_HOST, APP_DATABASE_USER, APP_DATABASE_PASSWORD, APP_DATABASE_NAME")
+	url, source, err := databaseURL(s)
+	if err != nil {
+		return nil, err
 	}
 	c := s.Config.Database
 	store, err := db.Open(ctx, url, db.Options{
 		Schema: c.Schema, ConnectTimeout: c.ConnectTimeout.Duration, StatementTimeout: c.StatementTimeout.Duration,
 	})
+	var badURL *db.URLError
+	if errors.As(err, &badURL) {
+		return nil, &InputError{Flag: source, Err: err}
+	}
 	if err != nil {
 		return nil, explainDatabaseOr(err, c.Schema, "cannot connect to KEB's database (check the URL, the credentials and that the server is reachable)")
 	}
@@ -140,6 +142,43 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 		}
 	}
 	return store, nil
+}
+
+// databaseURL returns the connection string and what set it: the flag,
+// else DATABASE_URL, else KEB's APP_DATABASE_* variables. What they lack or
+// get wrong is the caller's to correct: an InputError.
+func databaseURL(s Settings) (url, source string, err error) {
+	if s.DatabaseURL != "" {
+		return s.DatabaseURL, "--database-url", nil
+	}
+	getenv := s.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if url, err = db.DSNFromEnv(getenv); err != nil {
+		// The message names the variables.
+		return "", "", &InputError{Err: err}
+	}
+	if strings.TrimSpace(getenv("DATABASE_URL")) != "" {
+		return url, "DATABASE_URL", nil
+	}
+	return url, "APP_DATABASE_*", nil
+}
+
+// loadKubeconfig reads the kubeconfig when the job will ask the Gardener
+// API, before anything connects: a kubeconfig that cannot be read, or none
+// outside a cluster, is the caller's to correct, whatever else would fail.
+func loadKubeconfig(s Settings, needs Needs) (Settings, error) {
+	readsAPI := (needs.Gardener || s.Watch != nil) && s.Gardener == nil && len(s.GardenerFiles) == 0
+	if !readsAPI || s.RESTConfig != nil {
+		return s, nil
+	}
+	cfg, err := gardener.RESTConfig(s.Kubeconfig)
+	if err != nil {
+		return s, &InputError{Flag: "--kubeconfig", Err: err}
+	}
+	s.RESTConfig = cfg
+	return s, nil
 }
 
 // gardenerSource is where the jobs read Gardener from, and the namespace.
@@ -171,12 +210,6 @@ func openGardener(s Settings) (gardenerSource, error) {
 		return gardenerSource{port: explainingGardener{Gardener: files, namespace: namespace}, namespace: namespace}, nil
 	}
 	cfg := s.RESTConfig
-	if cfg == nil {
-		var err error
-		if cfg, err = gardener.RESTConfig(s.Kubeconfig); err != nil {
-			return gardenerSource{}, fmt.Errorf("cannot reach Gardener: %w", err)
-		}
-	}
 	c := s.Config.Gardener
 	client, err := gardener.NewClient(cfg, namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
 	if err != nil {
@@ -213,12 +246,19 @@ func openExports(s Settings) (*gardener.FileSource, error) {
 	return files, nil
 }
 
-// InputError is a bad value the caller gave (a flag's file, say), as
-// opposed to a failure of a system: the CLI exits with its usage code.
+// InputError is a bad value the caller gave (a flag's file, a variable of
+// the environment, say), as opposed to a failure of a system: the CLI exits
+// with its usage code.
 type InputError struct {
+	// Flag names the flag or variable; empty when Err names it itself.
 	Flag string
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.Flag + ": " + e.Err.Error() }
+func (e *InputError) Error() string {
+	if e.Flag == "" {
+		return e.Err.Error()
+	}
+	return e.Flag + ": " + e.Err.Error()
+}
 func (e *InputError) Unwrap() error { return e.Err }

@@ -21,7 +21,7 @@ import (
 type JobQueue struct {
 	Env              *Env
 	Stopping, JobCtx context.Context
-	DryRun           bool
+	DryRun           jobs.DryRun
 
 	oneAtATime sync.Mutex
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // ShutdownGrace is how long a running job may go on after SIGTERM before
@@ -27,7 +28,7 @@ const ShutdownGrace = 45 * time.Second
 // changes and shutdown.
 type Server struct {
 	*Env
-	dryRun     bool
+	dryRun     jobs.DryRun
 	jobCtx     context.Context
 	cancelJobs context.CancelFunc
 	changes    <-chan struct{}
@@ -38,10 +39,9 @@ type Server struct {
 // Gardener ends with them: between runs, shoots and bindings are kept
 // current by watching, so a scheduled run reads them from memory instead of
 // paging the whole namespace again, and a change a decision reads brings
-// the candidate table up to date within seconds. With dryRun every
-// scheduled release decides and audits would-releases and changes no
-// binding.
-func OpenServer(ctx context.Context, s Settings, dryRun bool) (*Server, error) {
+// the candidate table up to date within seconds. dryRun says what every run
+// leaves as it is (jobs.DryRun).
+func OpenServer(ctx context.Context, s Settings, dryRun jobs.DryRun) (*Server, error) {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	notify, changes := Changes()
 	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}

@@ -20,7 +20,7 @@ func DSNFromEnv(getenv func(string) string) (string, error) {
 	}
 	host := strings.TrimSpace(getenv("APP_DATABASE_HOST"))
 	if host == "" {
-		return "", errors.New("no database configured: set DATABASE_URL, or APP_DATABASE_HOST with APP_DATABASE_USER and APP_DATABASE_NAME")
+		return "", errors.New("no database configured: set --database-url, DATABASE_URL, or APP_DATABASE_HOST with APP_DATABASE_USER and APP_DATABASE_NAME")
 	}
 	user := getenv("APP_DATABASE_USER")
 	name := getenv("APP_DATABASE_NAME")

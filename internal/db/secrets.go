@@ -13,53 +13,270 @@ import (
 // an error.
 const redactedPassword = "xxxxx"
 
-// Redact returns the connection string with its password hidden, in both the
-// URL form (postgres://user:password@host/db?password=...) and the
-// keyword/value form (host=... password=...). A URL it cannot parse is not
-// shown at all, since the password's position in it is then unknown.
-func Redact(dsn string) string {
-	if isURL(dsn) {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return "(unparseable database URL)"
-		}
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), redactedPassword)
-		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", redactedPassword)
-			u.RawQuery = q.Encode()
-		}
-		return u.String()
-	}
-	return keywordPassword.ReplaceAllString(dsn, "${1}"+redactedPassword)
-}
-
-// keywordPassword matches password=value in a keyword/value connection
-// string, the value bare or single-quoted with backslash escapes.
-var keywordPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)`)
-
-func isURL(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
+// Redact returns the connection string with its password hidden, whatever
+// its form: a URL of any scheme (user:password@ and ?password=), keyword/value
+// pairs (password=...), or user:password@host without a scheme. What cannot
+// be read as any of them is not shown where a password may stand in it,
+// since where the password ends is then unknown. This is the one place that
+// decides what of a connection string may be shown.
+func Redact(dsn string) string { return dissect(dsn).shown }
 
 // passwordsIn returns the passwords written in dsn, in every spelling an
 // error message might repeat: as written, unescaped and escaped.
-func passwordsIn(dsn string) []string {
+func passwordsIn(dsn string) []string { return spellings(dissect(dsn).passwords...) }
+
+// dissection is a connection string taken apart for showing.
+type dissection struct {
+	// shown is the string with its passwords hidden.
+	shown string
+	// passwords are the passwords it holds, or what may be one where it is
+	// not well formed.
+	passwords []string
+	// flaw says what is wrong with the string where part of it had to be
+	// hidden as unreadable; the driver would misread it, so it is refused.
+	flaw string
+}
+
+// Why part of a connection string is hidden.
+const (
+	hiddenURL   = "(hidden: not a well-formed URL)"
+	hiddenPairs = "(hidden: not key=value)"
+	hiddenAll   = "(hidden: not a URL or key=value pairs)"
+	hiddenPart  = "(hidden)"
+
+	flawURL   = "not a well-formed URL: a password holding any of : / ? # @ % or a blank must be percent-encoded"
+	flawPairs = "not key=value pairs from the hidden part on: a value holding a blank or a quote must be single-quoted, with \\' for a quote, and an empty value written ''"
+	flawForm  = "want postgres://USER:PASSWORD@HOST:PORT/DATABASE or key=value pairs (host=... user=... password=... dbname=...)"
+)
+
+// dissect reads dsn in the form its start shows: key=value pairs, a URL of
+// any scheme, else user:password@host.
+func dissect(dsn string) dissection {
+	switch {
+	case strings.TrimSpace(dsn) == "":
+		return dissection{shown: dsn}
+	case keywordStart.MatchString(dsn):
+		return dissectKeywords(dsn)
+	case urlScheme.MatchString(dsn):
+		return dissectURL(dsn)
+	}
+	return dissectUserinfo(dsn)
+}
+
+// urlScheme matches the start of a URL of any scheme (RFC 3986), so that a
+// misspelt scheme (postgress://, mysql://) is still read as a URL.
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// keywordStart matches the start of a keyword/value connection string.
+var keywordStart = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*\s*=`)
+
+// schemeOf returns the scheme of a string urlScheme matches.
+func schemeOf(dsn string) string {
+	return strings.TrimSuffix(urlScheme.FindString(dsn), "://")
+}
+
+// dissectURL hides the userinfo password, the value of every query key
+// naming a password, the fragment, which the driver ignores and a password
+// pasted in the wrong place may sit in, and a path naming a password.
+func dissectURL(dsn string) dissection {
+	u, err := url.Parse(dsn)
+	if err != nil || atOutsideUserinfo(dsn) {
+		// An '@' past the host, or a URL Go cannot read: a password
+		// holding '/', '?', '#' or a blank was written unescaped, and
+		// where it ends is unknown.
+		rest := dsn[len(schemeOf(dsn))+3:]
+		return dissection{shown: schemeOf(dsn) + "://" + hiddenURL, passwords: guessedUserinfoPassword(rest), flaw: flawURL}
+	}
 	var found []string
-	if isURL(dsn) {
-		if u, err := url.Parse(dsn); err == nil {
-			if pw, has := u.User.Password(); has {
-				found = append(found, pw)
-			}
-			found = append(found, u.Query()["password"]...)
+	if pw, has := u.User.Password(); has {
+		found = append(found, pw)
+		u.User = url.UserPassword(u.User.Username(), redactedPassword)
+	}
+	query, inQuery := redactQuery(u.RawQuery)
+	found = append(found, inQuery...)
+	u.RawQuery = query
+	if u.Fragment != "" || u.RawFragment != "" {
+		found = append(found, u.Fragment, u.RawFragment)
+		u.Fragment, u.RawFragment = redactedPassword, ""
+	}
+	if strings.Contains(strings.ToLower(u.Path), "password") {
+		// A database is not named so; a password pasted there is.
+		found = append(found, u.Path, u.RawPath)
+		u.Path, u.RawPath = "/"+redactedPassword, ""
+	}
+	return dissection{shown: u.String(), passwords: found}
+}
+
+// atOutsideUserinfo reports whether a URL has an '@' after its authority:
+// then part of what precedes that '@' was meant as userinfo.
+func atOutsideUserinfo(dsn string) bool {
+	rest := dsn[len(schemeOf(dsn))+3:]
+	end := strings.IndexAny(rest, "/?#")
+	return end >= 0 && strings.Contains(rest[end:], "@")
+}
+
+// redactQuery hides, in a raw query, the value of each key that names a
+// password (password, sslpassword, in any case) and each pair the driver
+// cannot read (a bad escape, a ';'), which could hold one.
+func redactQuery(raw string) (string, []string) {
+	if raw == "" {
+		return "", nil
+	}
+	pairs := strings.Split(raw, "&")
+	var found []string
+	for i, pair := range pairs {
+		k, v, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil || strings.Contains(pair, ";") {
+			found = append(found, pair, v)
+			pairs[i] = redactedPassword
+			continue
 		}
-	} else {
-		for _, m := range keywordPassword.FindAllStringSubmatch(dsn, -1) {
-			found = append(found, m[2], strings.Trim(m[2], "'"))
+		if strings.Contains(strings.ToLower(key), "password") {
+			value, err := url.QueryUnescape(v)
+			if err != nil {
+				value = v
+			}
+			found = append(found, value, v)
+			pairs[i] = k + "=" + redactedPassword
 		}
 	}
-	return spellings(found...)
+	return strings.Join(pairs, "&"), found
+}
+
+// dissectKeywords reads key=value pairs as the driver does (a value bare up
+// to a blank, or single-quoted, with backslash escapes) and hides the value of
+// each key naming a password. From a pair it cannot read on, nothing is
+// shown: a password written unquoted with a blank in it continues there.
+func dissectKeywords(dsn string) dissection {
+	var b strings.Builder
+	var d dissection
+	s := dsn
+	for {
+		blanks := len(s) - len(strings.TrimLeft(s, asciiBlanks))
+		b.WriteString(s[:blanks])
+		s = s[blanks:]
+		if s == "" {
+			d.shown = b.String()
+			return d
+		}
+		key, raw, value, rest, ok := keywordPair(s)
+		if ok && keywordStart.MatchString(raw) {
+			// "user= password=x": the driver skips the blank and reads
+			// password=x as the user's name. The value was meant empty.
+			b.WriteString(s[:len(s)-len(rest)-len(raw)])
+			s, ok = raw+rest, false
+		}
+		if !ok {
+			b.WriteString(hiddenPairs)
+			d.shown, d.flaw = b.String(), flawPairs
+			d.passwords = append(d.passwords, s)
+			return d
+		}
+		b.WriteString(s[:len(s)-len(rest)-len(raw)])
+		if strings.Contains(strings.ToLower(key), "password") {
+			d.passwords = append(d.passwords, value, raw)
+			b.WriteString(redactedPassword)
+		} else {
+			b.WriteString(raw)
+		}
+		s = rest
+	}
+}
+
+const asciiBlanks = " \t\n\r\v\f"
+
+// keywordPair reads one key=value pair at the start of s: the key, the
+// value as written (raw) and unquoted, and what follows the pair.
+func keywordPair(s string) (key, raw, value, rest string, ok bool) {
+	m := keywordStart.FindString(s)
+	if m == "" {
+		return "", "", "", "", false
+	}
+	key = strings.Trim(strings.TrimSuffix(m, "="), asciiBlanks)
+	after := strings.TrimLeft(s[len(m):], asciiBlanks)
+	end, ok := valueEnd(after)
+	if !ok {
+		return "", "", "", "", false
+	}
+	raw = after[:end]
+	value = raw
+	if strings.HasPrefix(raw, "'") {
+		value = raw[1 : len(raw)-1]
+	}
+	value = strings.ReplaceAll(strings.ReplaceAll(value, `\\`, `\`), `\'`, `'`)
+	return key, raw, value, after[end:], true
+}
+
+// valueEnd returns where the value at the start of s ends, as the driver
+// reads it; false when it does not end (an open quote, a trailing
+// backslash).
+func valueEnd(s string) (int, bool) {
+	if strings.HasPrefix(s, "'") {
+		for i := 1; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case '\'':
+				return i + 1, true
+			}
+		}
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.IndexByte(asciiBlanks, s[i]) >= 0:
+			return i, true
+		case s[i] == '\\':
+			if i++; i == len(s) {
+				return 0, false
+			}
+		}
+	}
+	return len(s), true
+}
+
+// dissectUserinfo reads what is neither a URL nor key=value pairs as
+// user:password@host, a URL without its scheme. The driver reads no such
+// string, so it is flawed, and only a plain user name and host are shown:
+// anything else may hold a piece of a password pasted in the wrong place.
+func dissectUserinfo(dsn string) dissection {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return dissection{shown: hiddenAll, passwords: []string{dsn}, flaw: flawForm}
+	}
+	user, host := dsn[:at], dsn[at+1:]
+	shown, passwords := user, []string(nil)
+	if colon := strings.Index(user, ":"); colon >= 0 {
+		user, passwords = user[:colon], []string{user[colon+1:]}
+		shown = user + ":" + redactedPassword
+	}
+	if !plainUser.MatchString(user) {
+		shown, passwords = hiddenPart+strings.TrimPrefix(shown, user), append(passwords, user)
+	}
+	if strings.Count(dsn, "@") > 1 || !plainHost.MatchString(host) {
+		// With more than one '@', the password may hold the last.
+		host = hiddenPart
+	}
+	return dissection{shown: shown + "@" + host, passwords: passwords, flaw: flawForm}
+}
+
+// plainUser and plainHost match a user name and a host[:port][/database] as
+// they are written in a connection string, and nothing a password may hold.
+var (
+	plainUser = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+	plainHost = regexp.MustCompile(`^[A-Za-z0-9._-]+(:[0-9]+)?(/[A-Za-z0-9._-]*)?$`)
+)
+
+// guessedUserinfoPassword is what may be a password in the part of a
+// malformed URL after its scheme: between the first ':' and the last '@'.
+func guessedUserinfoPassword(rest string) []string {
+	at := strings.LastIndex(rest, "@")
+	colon := strings.Index(rest, ":")
+	if at < 0 || colon < 0 || colon > at {
+		return []string{rest}
+	}
+	return []string{rest[colon+1 : at]}
 }
 
 func spellings(passwords ...string) []string {

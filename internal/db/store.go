@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -88,12 +87,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	secrets := passwordsIn(dsn)
-	cfg, err := pgx.ParseConfig(dsn)
+	cfg, secrets, err := parseDSN(dsn)
 	if err != nil {
-		return nil, scrub(fmt.Errorf("parse database URL %s: %w", Redact(dsn), err), secrets)
+		return nil, err
 	}
-	secrets = append(secrets, spellings(cfg.Password)...)
 	cfg.ConnectTimeout = opts.ConnectTimeout
 	// A session setting, so it also bounds statements gorm builds.
 	cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)

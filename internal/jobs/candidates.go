@@ -67,6 +67,15 @@ func (c *candidates) Run(ctx context.Context, f *Facts) error {
 	}
 	rows := f.Candidates()
 	c.decided()
+	if c.DryRun.KeepsKEBsTables() {
+		// The table is what KEB provisions from: a dry run, perhaps with
+		// a policy other than KEB's, must not change KEB's picks. Nor
+		// may it drop reservations, end withdrawals or recorded claims,
+		// or list KEB's instances anew, which KEB's pick reads beside it.
+		c.Log.Info("dry run: the candidate table and the tables KEB reads beside it are left as they are",
+			zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", poolsNeedingANewBinding(rows)))
+		return nil
+	}
 
 	// Act. The table is as old as the snapshot it comes from, by the
 	// database's clock: the age NextBinding measures.
@@ -81,12 +90,18 @@ func (c *candidates) Run(ctx context.Context, f *Facts) error {
 	if ended > 0 {
 		c.Log.Info("withdrawals ended", zap.Int("bindings", ended))
 	}
+	c.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", poolsNeedingANewBinding(rows)))
+	return nil
+}
+
+// poolsNeedingANewBinding counts the groups whose rank 1 is not selectable:
+// provisioning there claims a new binding.
+func poolsNeedingANewBinding(rows []hap.Candidate) int {
 	full := 0
 	for _, row := range rows {
 		if row.Rank == 1 && !row.Selectable {
 			full++
 		}
 	}
-	c.Log.Info("candidate table rewritten", zap.Int("rows", len(rows)), zap.Int("poolsNeedingANewBinding", full))
-	return nil
+	return full
 }

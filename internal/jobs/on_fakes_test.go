@@ -78,7 +78,7 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 	return s
 }
 
-func (s *fakeScene) run(t *testing.T, dryRun bool, job ...string) error {
+func (s *fakeScene) run(t *testing.T, dryRun jobs.DryRun, job ...string) error {
 	t.Helper()
 	if len(job) == 0 {
 		job = jobs.AllJobs
@@ -96,7 +96,7 @@ func outcomes(rs []hap.ReleaseRecord) []string {
 
 func TestEveryJobDecidesAndActsOnTheFakes(t *testing.T) {
 	s := newFakeScene(t)
-	if err := s.run(t, false); err != nil {
+	if err := s.run(t, jobs.NoDryRun); err != nil {
 		t.Fatal(err)
 	}
 
@@ -144,7 +144,7 @@ func TestEveryJobDecidesAndActsOnTheFakes(t *testing.T) {
 func TestAnIncompletePictureChangesNothing(t *testing.T) {
 	s := newFakeScene(t)
 	s.gardener.ListErr = errors.New("the API server went away")
-	err := s.run(t, false)
+	err := s.run(t, jobs.NoDryRun)
 	if err == nil || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("run: %v", err)
 	}
@@ -158,7 +158,7 @@ func TestAnIncompletePictureChangesNothing(t *testing.T) {
 
 func TestCandidatesKeepThePreviousTableOnASuspectPicture(t *testing.T) {
 	s := newFakeScene(t)
-	if err := s.run(t, false, jobs.JobCandidates); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err != nil {
 		t.Fatal(err)
 	}
 	before, at := s.store.Candidates()
@@ -166,7 +166,7 @@ func TestCandidatesKeepThePreviousTableOnASuspectPicture(t *testing.T) {
 	empty := jobstest.NewGardener()
 	s.runner.Gardener = empty
 	s.now = s.now.Add(time.Hour)
-	if err := s.run(t, false, jobs.JobCandidates); err == nil || !strings.Contains(err.Error(), "keeping the previous candidate table") {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err == nil || !strings.Contains(err.Error(), "keeping the previous candidate table") {
 		t.Fatalf("run: %v", err)
 	}
 	if after, atAfter := s.store.Candidates(); !slices.Equal(after, before) || !atAfter.Equal(at) {
@@ -176,7 +176,7 @@ func TestCandidatesKeepThePreviousTableOnASuspectPicture(t *testing.T) {
 
 func TestReleaseDryRunAuditsAndChangesNoLabel(t *testing.T) {
 	s := newFakeScene(t)
-	if err := s.run(t, true, jobs.JobRelease); err != nil {
+	if err := s.run(t, jobs.DryRunRelease, jobs.JobRelease); err != nil {
 		t.Fatal(err)
 	}
 	if s.gardener.Updates != 0 {
@@ -210,7 +210,7 @@ func TestReleaseReChecksTheLiveStateBeforeItActs(t *testing.T) {
 					c.change(s)
 				}
 			}
-			if err := s.run(t, false, jobs.JobRelease); err != nil {
+			if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err != nil {
 				t.Fatal(err)
 			}
 			if s.gardener.Updates != 0 || len(s.store.Releases()) != 0 {
@@ -223,7 +223,7 @@ func TestReleaseReChecksTheLiveStateBeforeItActs(t *testing.T) {
 func TestALostRunLockReleasesNothing(t *testing.T) {
 	s := newFakeScene(t)
 	s.locker.Lost = errors.New("the lock's database session ended")
-	err := s.run(t, false, jobs.JobRelease)
+	err := s.run(t, jobs.NoDryRun, jobs.JobRelease)
 	if err == nil || !strings.Contains(err.Error(), "nothing released") {
 		t.Fatalf("run: %v", err)
 	}
@@ -236,7 +236,7 @@ func TestNothingRunsWhileAnotherRunHoldsTheLock(t *testing.T) {
 	s := newFakeScene(t)
 	release := s.locker.Hold()
 	defer release()
-	if err := s.run(t, false); !errors.Is(err, jobs.ErrLockHeld) {
+	if err := s.run(t, jobs.NoDryRun); !errors.Is(err, jobs.ErrLockHeld) {
 		t.Fatalf("run: %v, want ErrLockHeld", err)
 	}
 	if rows, _ := s.store.Candidates(); rows != nil || s.gardener.Updates != 0 {
@@ -249,7 +249,7 @@ func TestEachJobGetsItsOwnSettings(t *testing.T) {
 		cfg.Release.Enabled = false
 		cfg.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
 	})
-	if err := s.run(t, false, jobs.JobRelease, jobs.JobCandidates); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease, jobs.JobCandidates); err != nil {
 		t.Fatal(err)
 	}
 	if s.gardener.Updates != 0 || len(s.store.Releases()) != 0 {
@@ -270,7 +270,7 @@ func TestCandidatesEndWithdrawalsTheSnapshotShowsOver(t *testing.T) {
 	s.store.Withdraw("aws-idle", before)  // never marked after all
 	s.store.Withdraw("aws-gone", before)  // deleted from Gardener
 	s.store.Withdraw("aws-free", after)   // withdrawn too shortly before the snapshot to be sure it shows
-	if err := s.run(t, false, jobs.JobCandidates); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := s.store.Withdrawn(), []string{"aws-dirty", "aws-free"}; !slices.Equal(got, want) {

@@ -46,16 +46,45 @@ type Ports struct {
 	Now      func() time.Time
 }
 
-// Pass is what one run hands each job: the job's name and the log, whether
-// the run is a dry run, and what the job may ask of the run's lock.
+// Pass is what one run hands each job: the job's name and the log, what
+// the run leaves as it is (DryRun), and what the job may ask of the run's
+// lock.
 type Pass struct {
 	Job    string
-	DryRun bool
+	DryRun DryRun
 	Log    *zap.Logger
 
 	held func(context.Context) error
 	hook func(job string)
 }
+
+// DryRun says what a run leaves as it is.
+type DryRun int
+
+const (
+	// NoDryRun: every job acts.
+	NoDryRun DryRun = iota
+	// DryRunRelease: the release decides, re-checks and audits its
+	// would-releases and changes no binding; every other job acts, the
+	// candidate table KEB provisions from included (the chart's
+	// release.dryRun).
+	DryRunRelease
+	// DryRunAll: as DryRunRelease, and nothing KEB's read path reads
+	// changes either: the candidate table, its reservations, the
+	// withdrawals, the recorded claims and the listed instances stay as
+	// they are (--dry-run). The job's own records
+	// (drift, shadow, pool history, the would-release audit) are written.
+	DryRunAll
+)
+
+// ChangesNoBinding reports whether the release must leave every binding as
+// it is.
+func (d DryRun) ChangesNoBinding() bool { return d != NoDryRun }
+
+// KeepsKEBsTables reports whether the tables KEB's read path reads
+// (provisioning.NextBinding, RecordClaim, WithdrawBinding) must stay as they
+// are.
+func (d DryRun) KeepsKEBsTables() bool { return d == DryRunAll }
 
 // stillLocked fails when the run lock was lost since the run took it:
 // another run may be working alongside, so this one must not change what it

@@ -100,7 +100,7 @@ type releasing struct {
 // right before its label changes, and the change itself only lands if the
 // binding is exactly as that check saw it.
 func (r *releasing) Run(ctx context.Context, f *Facts) error {
-	dryRun := r.DryRun
+	dryRun := r.DryRun.ChangesNoBinding()
 	if !r.settings.Enabled {
 		r.Log.Info("release is disabled (release.enabled: false)")
 		return nil

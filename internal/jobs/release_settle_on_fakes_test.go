@@ -38,7 +38,7 @@ func releasedCount(t *testing.T, s *fakeScene, outcome string) float64 {
 func TestALostAnswerToAReleaseThatLandedIsAuditedReleasedAtOnce(t *testing.T) {
 	s := newFakeScene(t)
 	s.gardener.Mark = func(string) (bool, error) { return true, jobstest.ErrAnswerLost }
-	if err := s.run(t, false, jobs.JobRelease); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err != nil {
 		t.Fatalf("a release that landed, read back, failed the run: %v", err)
 	}
 	if got, want := outcomes(s.store.Releases()), []string{"aws-idle:intent", "aws-idle:released"}; !slices.Equal(got, want) {
@@ -56,14 +56,14 @@ func TestALostAnswerToAReleaseThatLandedIsAuditedReleasedAtOnce(t *testing.T) {
 func TestALostAnswerToAReleaseThatDidNotLandIsVoidedAndAuditedAborted(t *testing.T) {
 	s := newFakeScene(t)
 	s.gardener.Mark = func(string) (bool, error) { return false, jobstest.ErrAnswerLost }
-	if err := s.run(t, false, jobs.JobRelease); err == nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err == nil {
 		t.Fatal("a release that did not land passed for done")
 	}
 	if _, dirty := s.gardener.Labels("aws-idle")[hap.LabelDirty]; dirty {
 		t.Fatal("the scene is broken: the release landed")
 	}
 	s.gardener.Mark = nil
-	if err := s.run(t, false, jobs.JobRelease); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"aws-idle:intent", "aws-idle:aborted", "aws-idle:intent", "aws-idle:released"}
@@ -85,13 +85,13 @@ func TestAReleaseIsToldFromItsMarkAfterTheBindingWasCleanedAndClaimedAgain(t *te
 		s.gardener.GetErr = jobstest.ErrAnswerLost // and the read-back fails too
 		return true, jobstest.ErrAnswerLost
 	}
-	if err := s.run(t, false, jobs.JobRelease); err == nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err == nil {
 		t.Fatal("the run succeeded without knowing what came of its release")
 	}
 	s.gardener.PutBinding("aws-idle", map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-3"})
 	s.gardener.PutShoot(hap.Shoot{Name: "c4", BindingName: "aws-idle", RuntimeID: "rt-4"})
 	s.gardener.Mark, s.gardener.GetErr = nil, nil
-	if err := s.run(t, false, jobs.JobRelease); err != nil {
+	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := outcomes(s.store.Releases()), []string{"aws-idle:intent", "aws-idle:released"}; !slices.Equal(got, want) {

@@ -286,7 +286,7 @@ func TestDryRunChangesNoBindingAndRecordsWhatItWouldRelease(t *testing.T) {
 	s.clock.Advance(61 * time.Minute)
 
 	before := s.versions(t)
-	s.mustRun(t, jobs.Options{Jobs: all, DryRun: true})
+	s.mustRun(t, jobs.Options{Jobs: all, DryRun: jobs.DryRunAll})
 	if changed := s.changedSince(t, before); len(changed) > 0 {
 		t.Errorf("a dry run changed %v", changed)
 	}

@@ -66,7 +66,7 @@ func (r *Runner) Gather(ctx context.Context) (*Facts, error) {
 // Options select what one run does.
 type Options struct {
 	Jobs   []string
-	DryRun bool
+	DryRun DryRun
 }
 
 // Run gathers the fleet once and runs the selected jobs on it. It returns
@@ -111,7 +111,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 	return errors.Join(errs...)
 }
 
-func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun bool) error {
+func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun DryRun) error {
 	build, ok := r.builds[name]
 	if !ok {
 		return fmt.Errorf("unknown job %q", name)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -26,7 +27,7 @@ const changesMeasured = 10
 // taken back. env must be watching with notify as its change callback.
 func measureChangeToTable(ctx context.Context, env *app.Env, changes <-chan struct{}, restConfig *rest.Config, namespace, databaseURL string) (PickTail, error) {
 	stopping, stop := context.WithCancel(ctx)
-	queue := &app.JobQueue{Env: env, Stopping: stopping, JobCtx: ctx, DryRun: true}
+	queue := &app.JobQueue{Env: env, Stopping: stopping, JobCtx: ctx, DryRun: jobs.DryRunRelease}
 	reacting := make(chan struct{})
 	go func() {
 		defer close(reacting)

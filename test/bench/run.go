@@ -64,9 +64,10 @@ func newRunner(dir, binary, kubeconfig, namespace, dbURL string) (*runner, error
 	return &runner{binary: binary, kubeconfig: kubeconfig, namespace: namespace, dbURL: dbURL, configPath: path}, nil
 }
 
-// run executes one `run --dry-run` and reads its rusage and phase logs.
+// run executes one `run --release-dry-run` (the candidate table is written,
+// no binding is released) and reads its rusage and phase logs.
 func (r *runner) run(ctx context.Context) (RunFigures, error) {
-	cmd := exec.CommandContext(ctx, r.binary, "run", "--dry-run",
+	cmd := exec.CommandContext(ctx, r.binary, "run", "--release-dry-run",
 		"--config", r.configPath, "--namespace", r.namespace,
 		"--kubeconfig", r.kubeconfig, "--database-url", r.dbURL,
 		// Debug adds the "decided" line each job logs between deciding

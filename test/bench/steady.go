@@ -83,7 +83,7 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 		log.Reset()
 		cpu := processCPU()
 		start := time.Now()
-		if err := env.Runner.Run(ctx, jobs.Options{Jobs: jobs.AllJobs, DryRun: true}); err != nil {
+		if err := env.Runner.Run(ctx, jobs.Options{Jobs: jobs.AllJobs, DryRun: jobs.DryRunRelease}); err != nil {
 			return Steady{}, fmt.Errorf("steady: cycle %d: %w", i+1, err)
 		}
 		end := time.Now()

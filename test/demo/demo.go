@@ -218,7 +218,11 @@ func runJobs(ctx context.Context, n narrator, env *app.Env, release bool) error 
 		mode = "release for real"
 	}
 	n.step("Running every job once (%s), %s", strings.Join(jobs.AllJobs, ", "), mode)
-	if err := env.Runner.Run(ctx, jobs.Options{Jobs: jobs.AllJobs, DryRun: !release}); err != nil {
+	dryRun := jobs.DryRunRelease
+	if release {
+		dryRun = jobs.NoDryRun
+	}
+	if err := env.Runner.Run(ctx, jobs.Options{Jobs: jobs.AllJobs, DryRun: dryRun}); err != nil {
 		return fmt.Errorf("the run failed: %w", err)
 	}
 	return nil

@@ -184,18 +184,19 @@ func TestChartRendersEachVariant(t *testing.T) {
 	}
 
 	// The release switches: dry-run by default, for real when asked, in
-	// both modes.
+	// both modes. Only the release: the candidate table is written either
+	// way (--dry-run would leave it, and everything KEB reads, as it is).
 	_, objs := render(t, helm, "kcp-system", project...)
-	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "serve" {
-		t.Errorf("default args %v: want serve --dry-run (serve is the default mode; release.dryRun defaults to true)", args)
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--release-dry-run") || slices.Contains(args, "--dry-run") || args[0] != "serve" {
+		t.Errorf("default args %v: want serve --release-dry-run (serve is the default mode; release.dryRun defaults to true)", args)
 	}
 	_, objs = render(t, helm, "kcp-system", append(slices.Clone(project), "--set", "hapReconciler.release.dryRun=false")...)
-	if args := mainContainerArgs(t, objs); slices.Contains(args, "--dry-run") {
-		t.Errorf("release.dryRun=false: args %v still carry --dry-run", args)
+	if args := mainContainerArgs(t, objs); slices.Contains(args, "--release-dry-run") {
+		t.Errorf("release.dryRun=false: args %v still carry --release-dry-run", args)
 	}
 	_, objs = render(t, helm, "kcp-system", append(slices.Clone(project), "--set", "hapReconciler.mode=cronjob")...)
-	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--dry-run") || args[0] != "run" {
-		t.Errorf("cronjob args %v: want run --dry-run (release.dryRun defaults to true)", args)
+	if args := mainContainerArgs(t, objs); !slices.Contains(args, "--release-dry-run") || args[0] != "run" {
+		t.Errorf("cronjob args %v: want run --release-dry-run (release.dryRun defaults to true)", args)
 	}
 
 	// Values the chart refuses, naming the key.

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+)
+
+// dryRunFlags are the flags of run and serve that say what a run leaves as
+// it is, and whether it may write the candidate table without a policy.
+type dryRunFlags struct {
+	all, release  bool
+	allowNoPolicy bool
+}
+
+func (f *dryRunFlags) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.all, "dry-run", false, "decide and report everything, change no binding and nothing KEB reads (the candidate table, "+
+		"its reservations, the withdrawals, the recorded claims, the listed instances); the job's own records (drift, shadow, pool history, the would-release audit) are written")
+	fs.BoolVar(&f.release, "release-dry-run", false, "only the release is a dry run: it decides and audits would-releases and changes no binding; "+
+		"every other job writes as usual, the candidate table included (the chart's release.dryRun)")
+	fs.BoolVar(&f.allowNoPolicy, "allow-no-keb-policy", false, "write the candidate table even when no multi-account policy is set "+
+		"(neither KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables nor hap.multiHyperscalerAccount): as if KEB's feature were off")
+}
+
+// mode is what the flags leave as it is; --dry-run includes --release-dry-run.
+func (f dryRunFlags) mode() jobs.DryRun {
+	switch {
+	case f.all:
+		return jobs.DryRunAll
+	case f.release:
+		return jobs.DryRunRelease
+	}
+	return jobs.NoDryRun
+}
+
+// requireKEBPolicy refuses, before anything connects, a run of selected
+// that would write the candidate table with no multi-account policy at all:
+// on a workstation without KEB's variables the table would rank as if KEB's
+// feature were off, and once KEB reads the table that changes its picks.
+// `check` insists on KEB's variables for the same reason.
+func (f dryRunFlags) requireKEBPolicy(cfg config.Config, selected []string, command string) error {
+	// What is wrong in the configuration itself is said first (opening
+	// the job resolves it again).
+	if _, err := jobs.Resolve(cfg); err != nil {
+		return err
+	}
+	if cfg.PolicySource != "" || f.allowNoPolicy || f.mode().KeepsKEBsTables() || !slices.Contains(selected, jobs.JobCandidates) {
+		return nil
+	}
+	return usageError{fmt.Errorf("no multi-account policy is set (policy source none: neither KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables "+
+		"nor hap.multiHyperscalerAccount in --config), and %s would write the candidate table KEB provisions from as if KEB's feature were off: "+
+		"set KEB's variables as KEB is deployed with them, add --dry-run to write nothing KEB reads, or pass --allow-no-keb-policy to write it anyway", command)}
+}
