@@ -15,8 +15,8 @@
 #   GOARCH           the image's architecture (default: this machine's)
 #
 # buildah keeps its storage (vfs driver) in a temporary directory removed on
-# exit, so nothing stays behind in /var/lib/containers. Run as root, or as a
-# user with subordinate IDs (rootless buildah).
+# exit; only its blob-info cache stays, in /var/lib/containers/cache. Run as
+# root (rootless buildah, with subordinate IDs, should work too; not tried).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
