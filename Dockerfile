@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # Build:  docker build --build-arg VERSION=0.2.0 --build-arg COMMIT="$(git rev-parse HEAD)" -t hap-reconciler:0.2.0 .
 # (.git stays out of the build context, so the commit comes in as an argument.)
+# Without Docker, `make image` (hack/build-image.sh, buildah) builds the same
+# layout from scratch: /hap-reconciler as the entrypoint, the CA bundle at
+# /etc/ssl/certs/ca-certificates.crt, user 65532:65532, /tmp, no shell.
 
 ARG GO_VERSION=1.26
 
@@ -27,8 +30,9 @@ RUN --mount=type=cache,target=/go/pkg/mod \
     go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/hap-reconciler ./cmd/hap-reconciler
 
-# No shell, no package manager, a non-root user (65532) by default.
+# No shell, no package manager, a non-root user by default: distroless's
+# nonroot, given by number as the chart's runAsUser/runAsGroup are.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/hap-reconciler /hap-reconciler
-USER nonroot:nonroot
+USER 65532:65532
 ENTRYPOINT ["/hap-reconciler"]

@@ -9,13 +9,23 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 build: ## build bin/hap-reconciler
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(OUT) ./cmd/hap-reconciler
+
+# The image: an OCI image archive, built by buildah without a Docker engine
+# (docs/deployment.md); IMAGE is the name recorded in it.
+IMAGE_ARCHIVE ?= bin/hap-reconciler-image.tar
+IMAGE         ?= europe-docker.pkg.dev/kyma-project/prod/hap-reconciler:$(VERSION)
+
+image: ## build the image without Docker (buildah from Debian, installed when missing) into IMAGE_ARCHIVE, an OCI archive, then check it: layout, user, no shell, the binary's --version
+	VERSION='$(VERSION)' COMMIT='$(COMMIT)' OUT='$(IMAGE_ARCHIVE)' IMAGE='$(IMAGE)' bash hack/build-image.sh >/dev/null
+	$(GO) test -count=1 -run '^TestImageArchive$$' ./test/image/ \
+		-args -image.archive='$(abspath $(IMAGE_ARCHIVE))' -image.version='$(VERSION)' -image.commit='$(COMMIT)'
 
 demo: ## run every job once on a throwaway landscape, print the report, serve the metrics until Ctrl-C (DEMO_RELEASE=1 releases for real)
 	$(GO) build -o bin/hap-demo ./test/demo

@@ -180,14 +180,20 @@ func checkReleaseNotes(t *testing.T, helm string, kube *testbed.Kube, ns string)
 	for _, c := range []struct {
 		values string
 		want   []string
+		args   []string
 	}{
 		{kebValues, []string{"in namespace " + ns, "Gardener project:  garden-kyma-dev (from gardener.project)",
+			"Image:             europe-docker.pkg.dev/kyma-project/prod/hap-reconciler:0.2.0\n",
 			"Mode:              serve", "rendered from the top-level hap block", "DRY RUN", "Monitoring:        VMServiceScrape",
-			"VMRule PrometheusRule", "helm test " + releaseName}},
+			"VMRule PrometheusRule", "helm test " + releaseName}, nil},
 		{kebNestedValues, []string{"Gardener project:  garden-kyma-stage (from keb.gardener.project)", "rendered from keb.hap",
-			"(2 allowed global accounts, 5 rules)"}},
+			"(2 allowed global accounts, 5 rules)"}, nil},
+		// A landscape that mirrors KEB's registry, with KEB's pull secret.
+		{kebValues, []string{"Image:             registry.mirror.example/kyma/hap-reconciler:0.2.0 (pull secrets: own-pull, kcp-registry-pull)\n"},
+			[]string{"--set", "global.images.container_registry.path=registry.mirror.example/kyma", "--set", "imagePullSecret=kcp-registry-pull",
+				"--set", "hapReconciler.imagePullSecrets[0].name=own-pull"}},
 	} {
-		out := run(t, helm, "install", releaseName, chartDir, "--namespace", ns, "--dry-run=server", "--kubeconfig", kube.KubeconfigPath(), "-f", c.values)
+		out := run(t, helm, append([]string{"install", releaseName, chartDir, "--namespace", ns, "--dry-run=server", "--kubeconfig", kube.KubeconfigPath(), "-f", c.values}, c.args...)...)
 		_, notes, ok := strings.Cut(out, "NOTES:\n")
 		if !ok {
 			t.Errorf("%s: helm install printed no NOTES:\n%s", c.values, out)

@@ -40,7 +40,8 @@ against a project nobody named would reconcile the wrong pool. */}}
 KEB's own values.yaml, or a subchart key when the file is a wrapper chart's
 (KEB's chart as a dependency: keb.gardener, keb.hap; global stays at the
 top, as Helm shares globals). Lifts them to the top level, where every
-template reads them; idempotent, so each template includes it first.
+template reads them, and KEB's imagePullSecret with them when the subchart
+key sets it; idempotent, so each template includes it first.
 hapReconciler.kebValuesKey names the key; empty, the one top-level map
 holding a gardener.project or a hap.multiHyperscalerAccount/hap.rule is used
 when the top level has no gardener.project, and anything ambiguous is
@@ -73,6 +74,9 @@ refused: silently running on the chart's defaults is what this prevents. */}}
 {{- end -}}
 {{- range $name := list "gardener" "hap" -}}
 {{- $_ := set $v $name (mergeOverwrite (deepCopy (get $v $name | default dict)) (get $sub $name | default dict)) -}}
+{{- end -}}
+{{- with get $sub "imagePullSecret" -}}
+{{- $_ := set $v "imagePullSecret" . -}}
 {{- end -}}
 {{- $_ := set $v.hapReconciler "kebValuesFrom" $key -}}
 {{- else -}}
@@ -131,8 +135,38 @@ priorityClassName: {{ . }}
 {{- default .Chart.AppVersion .Values.hapReconciler.image.tag -}}
 {{- end -}}
 
+{{/* The image: hapReconciler.image.repository when set, else
+hap-reconciler in the registry KEB's images come from
+(global.images.container_registry.path, as KEB's templates name theirs:
+"<path>/<dir><name>:<version>"), else in Kyma's production registry. */}}
+{{- define "hap-reconciler.repository" -}}
+{{- with .Values.hapReconciler.image.repository -}}
+{{- . -}}
+{{- else -}}
+{{- $registry := (((.Values.global).images).container_registry).path | default "europe-docker.pkg.dev/kyma-project/prod" -}}
+{{- printf "%s/hap-reconciler" (trimSuffix "/" $registry) -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "hap-reconciler.image" -}}
-{{- printf "%s:%s" .Values.hapReconciler.image.repository (include "hap-reconciler.tag" .) -}}
+{{- printf "%s:%s" (include "hap-reconciler.repository" .) (include "hap-reconciler.tag" .) -}}
+{{- end -}}
+
+{{/* Every pod's imagePullSecrets: hapReconciler.imagePullSecrets, and KEB's
+imagePullSecret (a Secret's name, as KEB's pods list it) when set and not
+listed already. Nothing when both are empty. */}}
+{{- define "hap-reconciler.imagePullSecrets" -}}
+{{- include "hap-reconciler.kebValues" . -}}
+{{- $secrets := .Values.hapReconciler.imagePullSecrets | default list -}}
+{{- with .Values.imagePullSecret -}}
+{{- if not (has (dict "name" .) $secrets) -}}
+{{- $secrets = append $secrets (dict "name" .) -}}
+{{- end -}}
+{{- end -}}
+{{- with $secrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{- define "hap-reconciler.inCluster" -}}
@@ -314,10 +348,7 @@ automountServiceAccountToken: false
 {{- end }}
 terminationGracePeriodSeconds: {{ int $v.terminationGracePeriodSeconds }}
 {{- end }}
-{{- with $v.imagePullSecrets }}
-imagePullSecrets:
-  {{- toYaml . | nindent 2 }}
-{{- end }}
+{{- include "hap-reconciler.imagePullSecrets" $ }}
 {{- include "hap-reconciler.scheduling" $ }}
 securityContext:
   {{- include "hap-reconciler.podSecurityContext" $ | nindent 2 }}

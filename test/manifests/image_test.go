@@ -1,0 +1,112 @@
+package manifests_test
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// Every pod of the chart (workload, migration hook, helm test Pod) pulls the
+// job's image from the registry KEB's images come from
+// (global.images.container_registry.path), with KEB's image pull secret
+// (imagePullSecret, top level or under a wrapper chart's subchart key) and
+// the job's own; hapReconciler.image.repository wins over KEB's registry,
+// and without a registry anywhere the image is Kyma's production one.
+func TestImageFromKEBsRegistryWithKEBsPullSecret(t *testing.T) {
+	helm := helmBin(t)
+	kebRegistry := kebContainerRegistry(t)
+	const (
+		mirror  = "registry.mirror.example/kyma"
+		tag     = ":0.2.0" // the chart's appVersion
+		kebPull = "kcp-registry-pull"
+	)
+	mirrored := []string{"--set", "global.images.container_registry.path=" + mirror, "--set", "imagePullSecret=" + kebPull}
+	for _, c := range []struct {
+		name    string
+		args    []string
+		image   string
+		secrets []string
+	}{
+		{"KEB's values.yaml", []string{"-f", kebValues},
+			kebRegistry + "/hap-reconciler" + tag, nil},
+		{"a landscape that mirrors KEB's registry", append([]string{"-f", kebValues}, mirrored...),
+			mirror + "/hap-reconciler" + tag, []string{kebPull}},
+		{"the same in cronjob mode", append([]string{"-f", kebValues, "--set", "hapReconciler.mode=cronjob"}, mirrored...),
+			mirror + "/hap-reconciler" + tag, []string{kebPull}},
+		{"KEB's registry with a trailing slash", []string{"-f", kebValues, "--set", "global.images.container_registry.path=" + mirror + "/"},
+			mirror + "/hap-reconciler" + tag, nil},
+		{"KEB's pull secret under the subchart key", []string{"-f", kebNestedValues, "--set", "keb.imagePullSecret=" + kebPull},
+			kebRegistry + "/hap-reconciler" + tag, []string{kebPull}},
+		{"the job's own repository and pull secrets, KEB's secret among them",
+			append([]string{"-f", kebValues, "--set", "hapReconciler.image.repository=registry.own.example/hap-reconciler",
+				"--set", "hapReconciler.image.tag=0.3.0-rc.1",
+				"--set", "hapReconciler.imagePullSecrets[0].name=own-pull", "--set", "hapReconciler.imagePullSecrets[1].name=" + kebPull}, mirrored...),
+			"registry.own.example/hap-reconciler:0.3.0-rc.1", []string{"own-pull", kebPull}},
+		{"no registry in KEB's values", []string{"-f", kebValues, "--set", "global.images.container_registry.path="},
+			"europe-docker.pkg.dev/kyma-project/prod/hap-reconciler" + tag, nil},
+	} {
+		_, objs := render(t, helm, "kcp-system", c.args...)
+		pods := 0
+		for _, o := range objs {
+			_, spec, ok := podOf(o)
+			if !ok {
+				continue
+			}
+			pods++
+			where := c.name + ": " + o.GetKind() + " " + o.GetName()
+			containers, _, _ := unstructured.NestedSlice(spec, "containers")
+			for _, ct := range containers {
+				ct := ct.(map[string]any)
+				if name := ct["name"]; name != "hap-reconciler" && name != "migrate" {
+					continue
+				}
+				if ct["image"] != c.image {
+					t.Errorf("%s: image %v, want %s", where, ct["image"], c.image)
+				}
+			}
+			var secrets []string
+			list, _, _ := unstructured.NestedSlice(spec, "imagePullSecrets")
+			for _, s := range list {
+				secrets = append(secrets, s.(map[string]any)["name"].(string))
+			}
+			if !slices.Equal(secrets, c.secrets) {
+				t.Errorf("%s: imagePullSecrets %v, want %v", where, secrets, c.secrets)
+			}
+		}
+		if pods != 3 {
+			t.Errorf("%s: %d pods (workload, hook, test), want 3", c.name, pods)
+		}
+	}
+}
+
+// kebContainerRegistry is global.images.container_registry.path of KEB's
+// values.yaml (the fixture, KEB's file verbatim).
+func kebContainerRegistry(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile(kebValues)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Global struct {
+			Images struct {
+				ContainerRegistry struct {
+					Path string `json:"path"`
+				} `json:"container_registry"`
+			} `json:"images"`
+		} `json:"global"`
+		ImagePullSecret *string `json:"imagePullSecret"`
+	}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.TrimSuffix(v.Global.Images.ContainerRegistry.Path, "/")
+	if path == "" || v.ImagePullSecret == nil {
+		t.Fatalf("%s: no global.images.container_registry.path or imagePullSecret; KEB's keys have moved", kebValues)
+	}
+	return path
+}
