@@ -192,7 +192,7 @@ func (s *stream) serve(t *testing.T, ctx context.Context) (stop func()) {
 	sv, err := app.OpenServer(ctx, app.Settings{
 		Config: s.sc.Config, RESTConfig: s.sc.Bed.Kube.Config(), DatabaseURL: s.sc.World.DatabaseURL,
 		Getenv: func(string) string { return "" }, Log: zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel)), Now: time.Now,
-	}, false)
+	}, jobs.NoDryRun)
 	if err != nil {
 		t.Fatal(err)
 	}
