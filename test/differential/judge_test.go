@@ -211,6 +211,22 @@ func (s *stream) explainOrder(ctx context.Context, pc pickCase) (string, error) 
 	if err != nil || !listed {
 		return diffUnknownBinding, err
 	}
+	// Both at once: among the bindings the table offers, KEB's rule with
+	// the reservations in flight gives the table's choice.
+	offered := pc.want
+	offered.held = nil
+	for _, name := range pc.want.held {
+		listed, err := s.tableLists(ctx, pc.c, name)
+		if err != nil {
+			return "", err
+		}
+		if listed {
+			offered.held = append(offered.held, name)
+		}
+	}
+	if len(offered.held) < len(pc.want.held) && s.chooseWith(offered, inFlight).binding == pc.got.Binding {
+		return diffUnknownBinding, nil
+	}
 	full, err := s.gardenerFull(ctx, pc.want, []string{pc.want.binding})
 	if err != nil || full {
 		return diffGardenerFull, err
