@@ -17,7 +17,8 @@ import (
 
 // leastPrivilegeGrants are the statements docs/security.md gives the
 // database administrator: the job's role may connect, read KEB's instances
-// table, and owns the schema the administrator created for it. Nothing else:
+// table and the columns of KEB's operations and events that time a pick
+// (the shadow job), and owns the schema the administrator created for it. Nothing else:
 // PUBLIC's default rights on the database (CONNECT, TEMP) are revoked too.
 func leastPrivilegeGrants(dbname, role string) string {
 	return fmt.Sprintf(`
@@ -26,6 +27,8 @@ GRANT CONNECT ON DATABASE %[1]s TO %[2]s;
 REVOKE ALL ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO %[2]s;
 GRANT SELECT ON public.instances TO %[2]s;
+GRANT SELECT (id, instance_id, type) ON public.operations TO %[2]s;
+GRANT SELECT (operation_id, message, created_at) ON public.events TO %[2]s;
 CREATE SCHEMA hap AUTHORIZATION %[2]s;`, dbname, role)
 }
 
@@ -56,7 +59,7 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 	}
 	exec(t, dbname, leastPrivilegeGrants(dbname, role))
 	// KEB's role reads its own instances table, which the pick joins.
-	exec(t, dbname, "CREATE TABLE operations (id text PRIMARY KEY); GRANT CONNECT ON DATABASE "+dbname+" TO "+keb+
+	exec(t, dbname, "CREATE TABLE runtime_states (id text PRIMARY KEY); GRANT CONNECT ON DATABASE "+dbname+" TO "+keb+
 		"; GRANT USAGE ON SCHEMA public TO "+keb+"; GRANT SELECT ON instances TO "+keb)
 	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
 
@@ -112,6 +115,13 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 				Mode: "dirty", Reason: "test", Outcome: hap.OutcomeReleased})
 			return err
 		}},
+		{"read KEB's picks, timed by its events", func() error {
+			in, err := s.ShadowInputs(ctx, now.Add(-time.Hour), time.Hour)
+			if err == nil && !in.EventsReadable {
+				err = errors.New("KEB's events not readable with the documented grants")
+			}
+			return err
+		}},
 		{"grant KEB its picks", func() error { return s.db.WithContext(ctx).Exec(kebGrants(keb)).Error }},
 	}
 	for _, step := range steps {
@@ -126,6 +136,8 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 		"UPDATE instances SET global_account_id = 'ga-b'",
 		"DELETE FROM instances",
 		"SELECT * FROM operations",
+		"SELECT * FROM events",
+		"SELECT * FROM runtime_states",
 		"CREATE TABLE public.job_table (id int)",
 		"CREATE SCHEMA job_schema",
 		"CREATE TEMP TABLE job_temp (id int)",
@@ -178,6 +190,8 @@ GRANT CONNECT ON DATABASE %[1]s TO %[2]s, %[3]s;
 REVOKE ALL ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO %[2]s, %[3]s;
 GRANT SELECT ON public.instances TO %[2]s, %[3]s; -- KEB's role owns it in KEB's database
+GRANT SELECT (id, instance_id, type) ON public.operations TO %[3]s;
+GRANT SELECT (operation_id, message, created_at) ON public.events TO %[3]s;
 CREATE SCHEMA hap AUTHORIZATION %[2]s;
 GRANT USAGE ON SCHEMA hap TO %[3]s;
 ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO %[3]s;
@@ -263,5 +277,28 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
 	if pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
+	}
+}
+
+// Without the grants on KEB's operations and events (an installation that
+// predates them), the shadow job still reads KEB's picks, timed by the
+// provision request.
+func TestKEBsPicksAreReadWithoutTheGrantsOnItsEvents(t *testing.T) {
+	ctx := testContext(t)
+	dbname, _ := newDatabase(t)
+	role := dbname + "_job"
+	if err := pg.CreateRole(ctx, role, rightPassword); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, dbname, fmt.Sprintf(`GRANT USAGE ON SCHEMA public TO %[1]s; GRANT SELECT ON public.instances TO %[1]s;
+		GRANT SELECT (id, instance_id, type) ON public.operations TO %[1]s; CREATE SCHEMA hap AUTHORIZATION %[1]s;`, role))
+	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
+	s := openStore(t, pg.RoleURL(role, rightPassword, dbname), Options{})
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in, err := s.ShadowInputs(ctx, time.Now().Add(-24*time.Hour), time.Hour)
+	if err != nil || in.EventsReadable || len(in.Placed) != 1 || in.Placed[0].ByResolveStep {
+		t.Errorf("ShadowInputs without the events grant: %+v, %v; want one pick timed by its request", in, err)
 	}
 }

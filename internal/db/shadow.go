@@ -14,7 +14,8 @@ import (
 
 // placedInstancesSQL lists the instances KEB wrote with a binding since $1
 // (created_at, the database's clock), deleted ones included, each with its
-// owning GA as the counts read it and whether the shadow job compared it.
+// owning GA as the counts read it, the moment of KEB's pick (%[2]s, see
+// resolveStepSQL) and whether the shadow job compared it.
 const placedInstancesSQL = `
 SELECT i.instance_id,
        CASE WHEN coalesce(i.subscription_global_account_id, '') <> ''
@@ -23,28 +24,81 @@ SELECT i.instance_id,
        END,
        i.subscription_secret_name,
        i.created_at,
+       r.at,
        s.instance_id IS NOT NULL
 FROM instances i
+%[2]s
 LEFT JOIN %[1]s.shadow_picks s ON s.instance_id = i.instance_id
 WHERE i.created_at >= $1 AND coalesce(i.subscription_secret_name, '') <> ''`
+
+// resolveStepSQL finds when KEB ran the step that wrote the instance's
+// binding. KEB writes the binding in the resolve step
+// (internal/process/provisioning/resolve_credentials_binding.go,
+// ResolveCredentialsBindingStep.Run, updateInstance), and the row's
+// updated_at of that write is overwritten by the next step
+// (generate_runtime_id_step.go updates the row again). What survives is KEB's
+// event log: its staged manager (internal/process/staged_manager.go, Execute
+// and runStep) writes the event "processing step: Resolve_Credentials_Binding"
+// before each run of the step, and "step Resolve_Credentials_Binding sleeping
+// for ..." before each retry within a run, on the provisioning operation, by
+// KEB's clock. The binding is written in the run that follows the last of
+// them: every step is a stage of its own, and a finished stage never runs
+// again. Index probes only: operations_by_instance_id, then
+// events_operation_id.
+const resolveStepSQL = `LEFT JOIN LATERAL (
+    SELECT max(e.created_at) AS at
+    FROM operations o
+    JOIN events e ON e.operation_id = o.id
+    WHERE o.instance_id = i.instance_id AND o.type = 'provision'
+      AND (e.message = 'processing step: Resolve_Credentials_Binding'
+           OR e.message LIKE 'step Resolve\_Credentials\_Binding sleeping for %%')
+) r ON true`
+
+// withoutResolveStep stands in for resolveStepSQL when KEB's events cannot
+// be read: every pick is then timed by its provision request.
+const withoutResolveStep = `LEFT JOIN LATERAL (SELECT NULL::timestamptz AS at) r ON true`
+
+// eventsReadableSQL says whether the job may read the columns of KEB's
+// operations and events that resolveStepSQL reads: the tables exist (KEB
+// creates them whether or not its events are enabled) and the role holds
+// SELECT on each column, granted per table or per column.
+const eventsReadableSQL = `
+SELECT bool_and(coalesce(has_column_privilege(to_regclass(t), c, 'SELECT'), false))
+FROM (VALUES ('operations', 'id'), ('operations', 'instance_id'), ('operations', 'type'),
+             ('events', 'operation_id'), ('events', 'message'), ('events', 'created_at')) AS needed (t, c)`
 
 // ShadowInputs reads KEB's picks since `since` and the candidate table's
 // rewrites over that time. Picks in the maxAge before it come along as
 // already compared: the table would have reserved for them, and that shapes
-// its answers to the picks after.
+// its answers to the picks after. A pick is timed by KEB's resolve step
+// where KEB's events say when it ran, by the provision request otherwise
+// (KEB's events disabled or pruned, or not readable to the job's role).
 func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.Duration) (hap.ShadowInput, error) {
 	var in hap.ShadowInput
 	db := s.db.WithContext(ctx)
 	from := since.Add(-maxAge)
-	rows, err := db.Raw(fmt.Sprintf(placedInstancesSQL, s.schema), from).Rows()
+	if err := db.Raw(eventsReadableSQL).Scan(&in.EventsReadable).Error; err != nil {
+		return in, s.wrap("look up whether KEB's events can be read", err)
+	}
+	resolved := withoutResolveStep
+	if in.EventsReadable {
+		resolved = resolveStepSQL
+	}
+	rows, err := db.Raw(fmt.Sprintf(placedInstancesSQL, s.schema, resolved), from).Rows()
 	if err != nil {
 		return in, s.wrap("read KEB's placed instances", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var p hap.PlacedInstance
-		if err := rows.Scan(&p.InstanceID, &p.GlobalAccountID, &p.BindingName, &p.At, &p.Compared); err != nil {
+		var resolvedAt sql.NullTime
+		if err := rows.Scan(&p.InstanceID, &p.GlobalAccountID, &p.BindingName, &p.At, &resolvedAt, &p.Compared); err != nil {
 			return in, s.wrap("read KEB's placed instances", err)
+		}
+		if resolvedAt.Valid {
+			// KEB's clock wrote the event, the database's the row: a
+			// skew never puts the pick before the request.
+			p.At, p.ByResolveStep = later(p.At, resolvedAt.Time), true
 		}
 		p.Compared = p.Compared || p.At.Before(since)
 		in.Placed = append(in.Placed, p)
@@ -184,4 +238,11 @@ func (s *Store) ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowR
 		}
 	}
 	return out, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

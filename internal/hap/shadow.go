@@ -307,17 +307,23 @@ func limitText(limit *int) string {
 type ShadowInput struct {
 	Placed   []PlacedInstance
 	Rewrites []Rewrite
+	// EventsReadable: KEB's operations and events could be read, so picks
+	// are timed by KEB's resolve step where its events still say when.
+	EventsReadable bool
 }
 
 // PlacedInstance is an instance row KEB wrote with its binding: the owning
 // GA (subscription_global_account_id when set, else global_account_id),
-// the binding KEB resolved and when it created the row.
+// the binding KEB resolved and the moment it did.
 type PlacedInstance struct {
 	InstanceID      string
 	GlobalAccountID string
 	BindingName     string
-	At              time.Time
-	Compared        bool
+	// At is the moment KEB picked: when its resolve step ran, where KEB's
+	// events say so (ByResolveStep), else the provision request.
+	At            time.Time
+	ByResolveStep bool
+	Compared      bool
 }
 
 // KEBPicksOf puts each placed instance in the group the binding's labels

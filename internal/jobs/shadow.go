@@ -100,7 +100,14 @@ func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 				zap.String("table", r.Table), zap.String("outcome", r.Outcome), zap.String("detail", r.Detail))
 		}
 	}
+	byResolveStep := 0
+	for _, p := range in.Placed {
+		if !p.Compared && p.ByResolveStep {
+			byResolveStep++
+		}
+	}
 	sh.Log.Info("KEB's picks compared with the candidate table", zap.Int("new", len(results)),
-		zap.Int("inWindow", tally.Picks()), zap.Int("agree", tally[hap.ShadowAgree]), zap.Int("unplaced", unplaced))
+		zap.Int("inWindow", tally.Picks()), zap.Int("agree", tally[hap.ShadowAgree]), zap.Int("unplaced", unplaced),
+		zap.Bool("kebEventsReadable", in.EventsReadable), zap.Int("timedByResolveStep", byResolveStep))
 	return nil
 }

@@ -1,6 +1,7 @@
 package jobs_test
 
 import (
+	"maps"
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
@@ -85,4 +86,55 @@ func TestShadowComparesKEBsOwnPicksWithTheTable(t *testing.T) {
 func (s *scene) addBinding(t *testing.T, spec landscape.BindingSpec) {
 	t.Helper()
 	s.AddBinding(t, testContext(t), spec)
+}
+
+// A pick is timed by KEB's resolve step, as KEB's event log records it,
+// not by the provision request: a request queued for an hour before the
+// table existed is compared with the table KEB's resolve step met.
+func TestShadowTimesAPickByKEBsResolveStep(t *testing.T) {
+	l := background(32)
+	for _, b := range []string{"s-1", "s-2"} {
+		emptyBinding(l, b, "ga-s")
+	}
+	cluster(l, "ga-s", "s-1")
+	cluster(l, "ga-s", "s-1")
+	cluster(l, "ga-s", "s-2")
+	s := newScene(t, l, func(c *config.Config) {
+		c.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 5}}
+	})
+	s.mustRun(t, candidatesAndShadow)
+
+	// One request came an hour ago, before the table was first written:
+	// by the request alone the table could not have answered it. The
+	// other, without events, is timed by its request, two hours after the
+	// table: stale.
+	for id, at := range map[string]string{"i-resolved-now": "-1 hour", "i-no-events": "2 hours"} {
+		s.exec(t, `INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
+			provisioning_parameters, created_at, updated_at) VALUES ($1, $1, 'ga-s', 's-1', '{}', now() + $2::interval, now())`, id, at)
+	}
+	// KEB's staged manager: the step's first run an hour ago, its retry
+	// (the run that wrote the binding) now; later steps and other
+	// operations do not time the pick.
+	s.exec(t, `INSERT INTO operations (id, instance_id, type, created_at) VALUES
+		('op-provision', 'i-resolved-now', 'provision', now() - interval '1 hour'),
+		('op-update', 'i-resolved-now', 'update', now())`)
+	s.exec(t, `INSERT INTO events (id, instance_id, operation_id, message, created_at) VALUES
+		('e-1', 'i-resolved-now', 'op-provision', 'processing step: Resolve_Credentials_Binding', now() - interval '59 minutes'),
+		('e-2', 'i-resolved-now', 'op-provision', 'step Resolve_Credentials_Binding sleeping for 10s', now()),
+		('e-3', 'i-resolved-now', 'op-provision', 'processing step: Discover_Available_Zones', now() + interval '2 hours'),
+		('e-4', 'i-resolved-now', 'op-update', 'processing step: Resolve_Credentials_Binding', now() + interval '2 hours')`)
+	s.mustRun(t, candidatesAndShadow)
+
+	picks, err := s.Store(t, testContext(t)).ShadowPicks(testContext(t), s.clock.Now().AddDate(0, 0, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, p := range picks {
+		got[p.InstanceID] = p.Outcome
+	}
+	want := map[string]string{"i-resolved-now": hap.ShadowAgree, "i-no-events": hap.ShadowStaleness}
+	if !maps.Equal(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
 }

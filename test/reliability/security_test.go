@@ -31,6 +31,8 @@ GRANT CONNECT ON DATABASE %[1]s TO %[2]s;
 REVOKE ALL ON SCHEMA public FROM PUBLIC;
 GRANT USAGE ON SCHEMA public TO %[2]s;
 GRANT SELECT ON public.instances TO %[2]s;
+GRANT SELECT (id, instance_id, type) ON public.operations TO %[2]s;
+GRANT SELECT (operation_id, message, created_at) ON public.events TO %[2]s;
 CREATE SCHEMA hap AUTHORIZATION %[2]s;`, db, role)
 	if err := bed.Postgres.Exec(ctx, db, grants); err != nil {
 		t.Fatal(err)

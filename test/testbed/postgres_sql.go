@@ -2,7 +2,8 @@ package testbed
 
 import _ "embed"
 
-// KEBInstancesDDL creates KEB's instances table, the one the job reads. Every
+// KEBInstancesDDL creates the KEB tables the job reads: instances, and the
+// operations and events the shadow job times a pick by. Every
 // database made by NewDatabase already holds it.
 //
 //go:embed sql/keb_instances.sql

@@ -20,3 +20,24 @@ CREATE TABLE instances (
 );
 -- KEB's one index besides the key (resources/keb/migrations/202403051613_add_indexes.up.sql).
 CREATE INDEX instances_by_created_at ON instances USING btree (created_at);
+
+-- KEB's operations and events, with the columns the shadow job reads
+-- (resources/keb/migrations/202002121000_add_operations.up.sql and
+-- 202209211320_events.up.sql) and the indexes its query goes through
+-- (operations_by_instance_id from 202103251452_add_indexes.up.sql,
+-- events_operation_id). KEB's other columns are left out.
+CREATE TABLE operations (
+    id          varchar(255) PRIMARY KEY,
+    instance_id varchar(255) NOT NULL,
+    type        varchar(32)  NOT NULL,
+    created_at  timestamptz  NOT NULL
+);
+CREATE INDEX operations_by_instance_id ON operations USING btree (instance_id);
+CREATE TABLE events (
+    id           varchar(255) NOT NULL PRIMARY KEY,
+    instance_id  varchar(255),
+    operation_id varchar(255) REFERENCES operations (id),
+    message      text NOT NULL,
+    created_at   timestamptz NOT NULL
+);
+CREATE INDEX events_operation_id ON events USING HASH (operation_id);
