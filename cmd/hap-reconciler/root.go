@@ -13,6 +13,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/db"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // globals are the flags every command shares.
@@ -45,8 +46,12 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		Short: "Keeps KEB's Hyperscaler Account Pool honest and cheap",
 		Long: `hap-reconciler runs beside KEB (Kyma Environment Broker). It compares KEB's
 database with the shoots Gardener really has (drift), precomputes the ranked
-candidate table provisioning reads in one query (candidates), gives bindings
-that hold nothing back to the pool (release), and exposes the pool's metrics.`,
+candidate table provisioning reads in one query (candidates), puts each of
+KEB's own picks beside what that table would have answered (shadow), gives
+bindings that hold nothing back to the pool (release), and exposes the pool's
+metrics (metrics).
+
+Jobs, in run order: ` + strings.Join(jobs.AllJobs, ", ") + ".",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),

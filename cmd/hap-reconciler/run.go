@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -70,7 +71,7 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: drift,candidates,release,metrics (default all)")
+	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: "+strings.Join(jobs.AllJobs, ",")+" (default all)")
 	dry.register(cmd.Flags())
 	cmd.Flags().StringVar(&pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
