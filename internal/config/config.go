@@ -56,8 +56,12 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s = %s: %s", w.Key, w.Value, w.Reason)
 }
 
-// HAP mirrors KEB's `hap` values block. Rule is accepted, so KEB's own values
-// can be reused as they are, but the job does not evaluate it.
+// HAP mirrors KEB's `hap` values block, so KEB's own values can be reused as
+// they are. Rule is KEB's rule list: validated as KEB validates it (a list
+// KEB refuses is a configuration error, Config.RuleSet) and evaluated for
+// the pools it names: the pool view and its metrics, `pools --plan` and the
+// pool_not_in_rules finding. The candidate table does not depend on it: it
+// ranks every pool bindings exist for.
 type HAP struct {
 	Rule                    []string      `json:"rule"`
 	MultiHyperscalerAccount *MultiAccount `json:"multiHyperscalerAccount"`
