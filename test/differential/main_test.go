@@ -7,7 +7,7 @@
 // moments, first as a CronJob (in-process or as the built binary), then as
 // serve. After every pick the table's answer is compared with KEB's rules
 // evaluated on the live state at that moment, stated independently of the
-// job's code in keb_test.go.
+// job's code in test/kebrules.
 package differential
 
 import (
