@@ -18,6 +18,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // noLimit is what KEB applies when its default limit is 0 or not set
@@ -375,16 +376,14 @@ func joinLines(lines map[string]map[string]any) string {
 	return b.String()
 }
 
-// buildBinary builds cmd/hap-reconciler once per test binary run.
+// buildBinary builds cmd/hap-reconciler for the test.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hap-reconciler")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/hap-reconciler")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbed.BuildBinary(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }
