@@ -97,6 +97,18 @@ func render(t *testing.T, helm, namespace string, args ...string) (string, []*un
 	return out, decodeObjects(t, out)
 }
 
+// readYAML decodes a YAML file (a values file, a promtool test) into v.
+func readYAML(t *testing.T, file string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}
+
 func decodeObjects(t *testing.T, doc string) []*unstructured.Unstructured {
 	t.Helper()
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(doc), 4096)

@@ -315,10 +315,6 @@ type kebDBKeys struct {
 
 func kebDatabaseKeys(t *testing.T) kebDBKeys {
 	t.Helper()
-	raw, err := os.ReadFile(kebValues)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Global struct {
 			Database struct {
@@ -326,9 +322,7 @@ func kebDatabaseKeys(t *testing.T) kebDBKeys {
 			} `json:"database"`
 		} `json:"global"`
 	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readYAML(t, kebValues, &v)
 	return v.Global.Database.ManagedGCP
 }
 

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
@@ -69,10 +68,6 @@ func TestTheJobLogsKEBsPolicy(t *testing.T) {
 // default; a default of 0 or none means no limit.
 func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(valuesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type hapBlock struct {
 		HAP struct {
 			MultiHyperscalerAccount struct {
@@ -87,9 +82,7 @@ func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 		hapBlock
 		KEB *hapBlock `json:"keb"`
 	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s: %v", valuesFile, err)
-	}
+	readYAML(t, valuesFile, &v)
 	if v.KEB != nil {
 		v.hapBlock = *v.KEB
 	}
