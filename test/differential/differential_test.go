@@ -24,7 +24,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
-	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
@@ -113,17 +112,17 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	t.Helper()
 	l := landscape.New(seed)
 	for range 24 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsPool.HyperscalerType}})
+		l.AddBinding(landscape.BindingSpec{Pool: awsPool})
 	}
 	for range 8 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsEUPool.HyperscalerType, EUAccess: true}})
+		l.AddBinding(landscape.BindingSpec{Pool: awsEUPool})
 	}
 	for range 3 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: sharedPool.HyperscalerType}, Shared: true})
+		l.AddBinding(landscape.BindingSpec{Pool: sharedPool, Shared: true})
 	}
 	var internal []string
 	for range 2 {
-		internal = append(internal, l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsPool.HyperscalerType},
+		internal = append(internal, l.AddBinding(landscape.BindingSpec{Pool: awsPool,
 			GlobalAccountID: "ga-2", Internal: true}).Name)
 	}
 	sc := testscene.Load(t, ctx, bed, "diff", l, jobConfig)

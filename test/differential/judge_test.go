@@ -257,7 +257,7 @@ func (s *stream) tableLists(ctx context.Context, c *cluster, binding string) (bo
 	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM hap.binding_candidates c
 		WHERE binding_name = $1 AND global_account_id = $2 AND hyperscaler_type = $3 AND eu_access = $4
 		  AND NOT EXISTS (SELECT 1 FROM hap.withdrawn_bindings w WHERE w.binding_name = c.binding_name))`,
-		binding, gaOf(c), c.pool.HyperscalerType, c.pool.EU).Scan(&listed)
+		binding, gaOf(c), c.pool.HyperscalerType, c.pool.EUAccess).Scan(&listed)
 	if err != nil {
 		return false, fmt.Errorf("look up the table's row of %s: %w", binding, err)
 	}
@@ -320,7 +320,7 @@ func (s *stream) evidence(ctx context.Context, pc pickCase) string {
 		       coalesce((SELECT string_agg(r.instance_id, ',') FROM hap.binding_reservations r WHERE r.binding_name = c.binding_name), '')
 		FROM hap.binding_candidates c
 		WHERE c.global_account_id = $1 AND c.hyperscaler_type = $2 AND c.eu_access = $3
-		ORDER BY c.binding_name COLLATE "C"`, gaOf(pc.c), pc.c.pool.HyperscalerType, pc.c.pool.EU)
+		ORDER BY c.binding_name COLLATE "C"`, gaOf(pc.c), pc.c.pool.HyperscalerType, pc.c.pool.EUAccess)
 	if err != nil {
 		return "table rows: " + err.Error()
 	}

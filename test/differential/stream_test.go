@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
 )
@@ -70,11 +71,11 @@ func (s *stream) step(ctx context.Context) error {
 var (
 	globalAccounts = []string{"ga-1", "ga-2", "ga-3", "ga-4", "ga-5", "ga-6", "ga-7", "ga-8"}
 	gaWeights      = []int{5, 1, 4, 3, 2, 2, 1, 2}
-	awsPool        = kebrules.Pool{HyperscalerType: "aws"}
-	awsEUPool      = kebrules.Pool{HyperscalerType: "aws", EU: true}
-	sharedPool     = kebrules.Pool{HyperscalerType: "openstack_eu-de-1"}
+	awsPool        = hap.Pool{HyperscalerType: "aws"}
+	awsEUPool      = hap.Pool{HyperscalerType: "aws", EUAccess: true}
+	sharedPool     = hap.Pool{HyperscalerType: "openstack_eu-de-1"}
 	// emptySharedPool has no binding: KEB fails such a provisioning.
-	emptySharedPool = kebrules.Pool{HyperscalerType: "openstack_eu-de-1", EU: true}
+	emptySharedPool = hap.Pool{HyperscalerType: "openstack_eu-de-1", EUAccess: true}
 )
 
 func (s *stream) chooseGA() string {
@@ -92,7 +93,7 @@ func (s *stream) chooseGA() string {
 	panic("unreachable")
 }
 
-func (s *stream) choosePool() kebrules.Pool {
+func (s *stream) choosePool() hap.Pool {
 	if s.rng.IntN(4) == 0 {
 		return awsEUPool
 	}
@@ -127,7 +128,7 @@ func (s *stream) resolvePending(ctx context.Context) error {
 // multi-account decision for the runtime (provider aws).
 func (s *stream) requestFor(c *cluster) provisioning.Request {
 	req := provisioning.Request{InstanceID: c.instanceID, GlobalAccountID: c.ga,
-		HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EU,
+		HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EUAccess,
 		Account: provisioning.AccountFor(s.keb.Config, s.keb.Config.MinBindingsForGuard, c.ga, kebProvider)}
 	if c.shared {
 		req.GlobalAccountID = ""

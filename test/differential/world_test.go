@@ -24,7 +24,7 @@ import (
 // cluster is one of KEB's runtimes in the stream.
 type cluster struct {
 	instanceID, ga string
-	pool           kebrules.Pool
+	pool           hap.Pool
 	shared         bool
 	binding, shoot string
 }
@@ -64,7 +64,7 @@ func (w *world) note(format string, args ...any) {
 
 // request is KEB's provision request: the instance row, created_at now,
 // no binding yet.
-func (w *world) request(ctx context.Context, ga string, p kebrules.Pool, shared bool) (*cluster, error) {
+func (w *world) request(ctx context.Context, ga string, p hap.Pool, shared bool) (*cluster, error) {
 	w.n++
 	c := &cluster{instanceID: fmt.Sprintf("inst-%d", w.n), ga: ga, pool: p, shared: shared}
 	_, err := w.db.ExecContext(ctx, `INSERT INTO instances (instance_id, runtime_id, global_account_id, provider,
@@ -104,9 +104,8 @@ func (w *world) place(ctx context.Context, c *cluster, binding string) error {
 // without their status, which nothing here reads: a new client per shoot
 // would cost the stream a TLS handshake each.
 func (w *world) createShoot(ctx context.Context, c *cluster) error {
-	hp := hap.Pool{HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EU}
 	shoot := w.sketches.AddShoot(landscape.ShootSpec{Name: c.shoot, BindingName: c.binding, RuntimeID: c.instanceID,
-		GlobalAccountID: c.ga, Pool: hp})
+		GlobalAccountID: c.ga, Pool: c.pool})
 	provider := shoot.Object.Spec.Provider.Type
 	if !w.profiles[provider] {
 		if err := landscape.CreateShoot(ctx, w.sc.Bed.Kube, w.sc.World.Namespace, shoot); err != nil {
@@ -158,9 +157,9 @@ const claimAttempts = 8
 // take the first by name and label it with the GA, the update guarded by
 // the resourceVersion it was read at. A conflict means another replica
 // claimed it first; KEB's step retries.
-func (w *world) claim(ctx context.Context, ga string, p kebrules.Pool) (string, error) {
+func (w *world) claim(ctx context.Context, ga string, p hap.Pool) (string, error) {
 	for range claimAttempts {
-		free, err := w.keb.List(ctx, p.ClaimSelector())
+		free, err := w.keb.List(ctx, kebrules.ClaimSelector(p))
 		if err != nil {
 			return "", err
 		}

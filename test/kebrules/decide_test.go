@@ -1,6 +1,10 @@
 package kebrules
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
 
 func TestDecide(t *testing.T) {
 	held := []string{"b1", "b2", "b3"}
@@ -66,9 +70,9 @@ func TestIsGlobalAccountAllowed(t *testing.T) {
 
 func TestSelectors(t *testing.T) {
 	for got, want := range map[string]string{
-		Pool{HyperscalerType: "aws"}.TenantSelector("ga-1"):         "hyperscalerType=aws,!euAccess,shared!=true,!dirty,tenantName=ga-1",
-		Pool{HyperscalerType: "aws", EU: true}.ClaimSelector():      "hyperscalerType=aws,euAccess=true,shared!=true,!dirty,!tenantName",
-		Pool{HyperscalerType: "openstack_eu-de-1"}.SharedSelector(): "hyperscalerType=openstack_eu-de-1,!euAccess,shared=true",
+		TenantSelector(hap.Pool{HyperscalerType: "aws"}, "ga-1"):        "hyperscalerType=aws,!euAccess,shared!=true,!dirty,tenantName=ga-1",
+		ClaimSelector(hap.Pool{HyperscalerType: "aws", EUAccess: true}): "hyperscalerType=aws,euAccess=true,shared!=true,!dirty,!tenantName",
+		SharedSelector(hap.Pool{HyperscalerType: "openstack_eu-de-1"}):  "hyperscalerType=openstack_eu-de-1,!euAccess,shared=true",
 	} {
 		if got != want {
 			t.Errorf("selector %q, want %q", got, want)

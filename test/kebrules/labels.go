@@ -1,7 +1,10 @@
 package kebrules
 
+import "github.com/kyma-project/hap-reconciler/internal/hap"
+
 // KEB's labels on a CredentialsBinding (common/gardener), spelled out here
-// rather than taken from the job.
+// rather than taken from the job. A pool, the pair of hyperscalerType and EU
+// access, is a hap.Pool: plain data, no rule of the job's.
 const (
 	LabelHyperscalerType = "hyperscalerType"
 	LabelEUAccess        = "euAccess"
@@ -11,24 +14,11 @@ const (
 	LabelInternal        = "internal"
 )
 
-// Pool is what KEB's rules name: the hyperscalerType and EU access.
-type Pool struct {
-	HyperscalerType string
-	EU              bool
-}
-
-func (p Pool) String() string {
-	if p.EU {
-		return p.HyperscalerType + "(eu)"
-	}
-	return p.HyperscalerType
-}
-
-// selector is the pool's part of KEB's label selectors
-// (NewLabelSelectorFromRuleset).
-func (p Pool) selector() string {
+// poolSelector is a pool's part of KEB's label selectors
+// (NewLabelSelectorFromRuleset): its hyperscalerType and EU access.
+func poolSelector(p hap.Pool) string {
 	eu := "!" + LabelEUAccess
-	if p.EU {
+	if p.EUAccess {
 		eu = LabelEUAccess + "=true"
 	}
 	return LabelHyperscalerType + "=" + p.HyperscalerType + "," + eu
@@ -40,19 +30,19 @@ const notSharedNotDirty = "," + LabelShared + "!=true,!" + LabelDirty
 
 // TenantSelector selects the bindings the GA holds in the pool
 // (BuildForTenantMatching).
-func (p Pool) TenantSelector(ga string) string {
-	return p.selector() + notSharedNotDirty + "," + LabelTenantName + "=" + ga
+func TenantSelector(p hap.Pool, ga string) string {
+	return poolSelector(p) + notSharedNotDirty + "," + LabelTenantName + "=" + ga
 }
 
 // ClaimSelector selects the pool's free bindings, those KEB claims from
 // (BuildForSecretBindingClaim).
-func (p Pool) ClaimSelector() string {
-	return p.selector() + notSharedNotDirty + ",!" + LabelTenantName
+func ClaimSelector(p hap.Pool) string {
+	return poolSelector(p) + notSharedNotDirty + ",!" + LabelTenantName
 }
 
 // SharedSelector selects a shared pool's bindings.
-func (p Pool) SharedSelector() string {
-	return p.selector() + "," + LabelShared + "=true"
+func SharedSelector(p hap.Pool) string {
+	return poolSelector(p) + "," + LabelShared + "=true"
 }
 
 // DirtySelector selects every binding KEB's free step marked dirty.

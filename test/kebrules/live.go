@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // KEB evaluates KEB's rules on the live state: the project's bindings and
@@ -29,8 +31,8 @@ func (k *KEB) List(ctx context.Context, selector string) ([]unstructured.Unstruc
 }
 
 // Dedicated is KEB's resolution for ga in a pool that is not shared.
-func (k *KEB) Dedicated(ctx context.Context, ga string, p Pool) (Verdict, error) {
-	items, err := k.List(ctx, p.TenantSelector(ga))
+func (k *KEB) Dedicated(ctx context.Context, ga string, p hap.Pool) (Verdict, error) {
+	items, err := k.List(ctx, TenantSelector(p, ga))
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -86,8 +88,8 @@ func ScanCounts(rows *sql.Rows) (map[string]int, error) {
 
 // Shared is KEB's pick in a shared pool, by the shoots naming each of its
 // bindings now.
-func (k *KEB) Shared(ctx context.Context, p Pool) (Verdict, error) {
-	items, err := k.List(ctx, p.SharedSelector())
+func (k *KEB) Shared(ctx context.Context, p hap.Pool) (Verdict, error) {
+	items, err := k.List(ctx, SharedSelector(p))
 	if err != nil {
 		return Verdict{}, err
 	}

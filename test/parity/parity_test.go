@@ -143,7 +143,7 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 	for _, ga := range w.gas {
 		for _, pool := range w.dedicatedPools {
 			key := groupKey{ga, pool}
-			seen, err := k.Dedicated(ctx, ga, kebPool(pool))
+			seen, err := k.Dedicated(ctx, ga, pool)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		}
 	}
 	for _, pool := range w.sharedPools {
-		seen, err := k.Shared(ctx, kebPool(pool))
+		seen, err := k.Shared(ctx, pool)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -198,11 +198,6 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 
 func verdictOf(c hap.Choice) kebrules.Decision {
 	return kebrules.Decision{Binding: c.Binding, ClaimNew: c.ClaimNew, Guarded: c.Guarded}
-}
-
-// kebPool names the job's pool in KEB's rules' terms.
-func kebPool(p hap.Pool) kebrules.Pool {
-	return kebrules.Pool{HyperscalerType: p.HyperscalerType, EU: p.EUAccess}
 }
 
 func rowsText(rows []hap.Candidate) string {

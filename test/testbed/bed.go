@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -71,25 +70,4 @@ func BedForTest(tb testing.TB, opts ...KubeOption) *Bed {
 		}
 	})
 	return b
-}
-
-// RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
-func RunWithPostgres(m *testing.M, pg **Postgres) int {
-	if Short() {
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	p, err := StartPostgres(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the test PostgreSQL:", err)
-		return 1
-	}
-	*pg = p
-	defer func() {
-		if err := p.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test PostgreSQL:", err)
-		}
-	}()
-	return m.Run()
 }

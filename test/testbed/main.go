@@ -16,6 +16,9 @@ import (
 type Setup struct {
 	// Bed receives the started Bed, which the package's tests share.
 	Bed **Bed
+	// Postgres, for a package that needs PostgreSQL alone, receives it
+	// where Bed is nil.
+	Postgres **Postgres
 	// Locale is the PostgreSQL cluster's locale (CollatingLocale for the
 	// collation tests); "" leaves the server's default.
 	Locale string
@@ -27,9 +30,10 @@ type Setup struct {
 }
 
 // Main is the TestMain of a package that shares one Bed: it parses the
-// flags, builds the binary if asked, starts the Bed into *s.Bed, runs the
-// tests, stops the Bed and exits with the tests' code. Under -short it
-// starts and builds nothing.
+// flags, builds the binary if asked, starts the Bed into *s.Bed (or
+// PostgreSQL alone into *s.Postgres), runs the tests, stops what it
+// started and exits with the tests' code. Under -short it starts and
+// builds nothing.
 func Main(m *testing.M, s Setup) {
 	flag.Parse()
 	os.Exit(run(m, s))
@@ -40,6 +44,11 @@ func Main(m *testing.M, s Setup) {
 // exit code for os.Exit.
 func RunWithBed(m *testing.M, bed **Bed, opts ...KubeOption) int {
 	return run(m, Setup{Bed: bed, Kube: opts})
+}
+
+// RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
+func RunWithPostgres(m *testing.M, pg **Postgres) int {
+	return run(m, Setup{Postgres: pg})
 }
 
 func run(m *testing.M, s Setup) int {
@@ -62,28 +71,43 @@ func run(m *testing.M, s Setup) int {
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	b, err := startBed(ctx, s.Locale, s.Kube...)
+	stop, err := s.start(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
 		return 1
 	}
-	*s.Bed = b
 	defer func() {
-		if err := b.Stop(); err != nil {
+		if err := stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
 		}
 	}()
 	return m.Run()
 }
 
+// start starts the Bed, or PostgreSQL alone where no Bed is asked for, and
+// returns what stops it.
+func (s Setup) start(ctx context.Context) (stop func() error, err error) {
+	if s.Bed == nil {
+		pg, err := startPostgres(ctx, s.Locale)
+		if err != nil {
+			return nil, err
+		}
+		*s.Postgres = pg
+		return pg.Stop, nil
+	}
+	b, err := startBed(ctx, s.Locale, s.Kube...)
+	if err != nil {
+		return nil, err
+	}
+	*s.Bed = b
+	return b.Stop, nil
+}
+
 // startBed starts PostgreSQL in locale, then the kube-apiserver.
 func startBed(ctx context.Context, locale string, opts ...KubeOption) (*Bed, error) {
-	pg, err := StartPostgresWithLocale(ctx, locale)
+	pg, err := startPostgres(ctx, locale)
 	if err != nil {
-		if locale != "" {
-			return nil, fmt.Errorf("PostgreSQL in %s (hack/ensure-tools.sh generates the locale): %w", locale, err)
-		}
 		return nil, err
 	}
 	kube, err := StartKube(ctx, opts...)
@@ -91,6 +115,16 @@ func startBed(ctx context.Context, locale string, opts ...KubeOption) (*Bed, err
 		return nil, errors.Join(err, pg.Stop())
 	}
 	return &Bed{Kube: kube, Postgres: pg}, nil
+}
+
+// startPostgres starts PostgreSQL in locale, naming where the locale comes
+// from when that fails.
+func startPostgres(ctx context.Context, locale string) (*Postgres, error) {
+	pg, err := StartPostgresWithLocale(ctx, locale)
+	if err != nil && locale != "" {
+		return nil, fmt.Errorf("PostgreSQL in %s (hack/ensure-tools.sh generates the locale): %w", locale, err)
+	}
+	return pg, err
 }
 
 // BuildBinary builds hap-reconciler from this tree into dir and returns
