@@ -184,7 +184,7 @@ func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("get binding %s: %w", got, err)
 	}
-	if b.GetLabels()[kebrules.LabelTenantName] != gaOf(pc.c) {
+	if kebrules.TenantOf(b.GetLabels()) != gaOf(pc.c) {
 		return outcomeCrossTenant, nil
 	}
 	if !slices.Contains(pc.want.Held, got) {

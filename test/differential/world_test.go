@@ -168,7 +168,7 @@ func (w *world) claim(ctx context.Context, ga string, p hap.Pool) (string, error
 		}
 		b := free[0]
 		labels := maps.Clone(b.GetLabels())
-		labels[kebrules.LabelTenantName] = ga
+		labels[hap.LabelTenantName] = ga
 		err = w.update(ctx, b, labels)
 		if apierrors.IsConflict(err) {
 			continue
@@ -235,11 +235,11 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 			return fmt.Errorf("free step: get %s: %w", binding, err)
 		}
 		l := b.GetLabels()
-		if l[kebrules.LabelShared] == "true" || l[kebrules.LabelInternal] == "true" || l[kebrules.LabelDirty] == "true" {
+		if l[hap.LabelShared] == "true" || l[hap.LabelInternal] == "true" || l[hap.LabelDirty] == "true" {
 			return nil
 		}
 		labels := maps.Clone(l)
-		labels[kebrules.LabelDirty] = "true"
+		labels[hap.LabelDirty] = "true"
 		err = w.update(ctx, *b, labels)
 		if apierrors.IsConflict(err) {
 			continue
@@ -271,8 +271,8 @@ func (w *world) cleanup(ctx context.Context, pickOne func(n int) int) error {
 	}
 	b := idle[pickOne(len(idle))]
 	labels := maps.Clone(b.GetLabels())
-	delete(labels, kebrules.LabelDirty)
-	delete(labels, kebrules.LabelTenantName)
+	delete(labels, hap.LabelDirty)
+	delete(labels, hap.LabelTenantName)
 	if err := w.update(ctx, b, labels); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("clean %s: %w", b.GetName(), err)
 	}
