@@ -143,18 +143,10 @@ func startAsTheWorkload(t *testing.T, bin string, objs []*unstructured.Unstructu
 // workloadPod is the pod spec of the rendered Deployment or CronJob.
 func workloadPod(t *testing.T, objs []*unstructured.Unstructured) map[string]any {
 	t.Helper()
-	for _, o := range objs {
-		var path []string
-		switch o.GetKind() {
-		case "Deployment":
-			path = []string{"spec", "template", "spec"}
-		case "CronJob":
-			path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
-		default:
-			continue
+	for _, p := range podsOf(objs) {
+		if kind := p.obj.GetKind(); kind == "Deployment" || kind == "CronJob" {
+			return p.spec
 		}
-		pod, _, _ := unstructured.NestedMap(o.Object, path...)
-		return pod
 	}
 	t.Fatal("no Deployment or CronJob among the rendered objects")
 	return nil
