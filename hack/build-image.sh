@@ -19,6 +19,8 @@
 # root (rootless buildah, with subordinate IDs, should work too; not tried).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=hack/lib/apt.sh
+source hack/lib/apt.sh
 
 VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
@@ -33,16 +35,7 @@ EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || date +%s)}
 missing=()
 command -v buildah >/dev/null 2>&1 || missing+=(buildah)
 [[ -f $CA_BUNDLE ]] || missing+=(ca-certificates)
-if ((${#missing[@]})); then
-	echo "==> installing ${missing[*]}" >&2
-	sudo=""
-	[[ $(id -u) -eq 0 ]] || sudo="sudo"
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 || {
-		$sudo apt-get update >/dev/null
-		$sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
-	}
-fi
+apt_install "${missing[@]}"
 
 work=$(mktemp -d)
 ctr=""

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the hack/ scripts that build a tool from the Go module proxy and
 # cache it outside the repository: where the cache is, the --cached
 # question, and the throwaway module a build happens in.
@@ -23,7 +24,7 @@ enter_build_module() {
   build_dir="$(mktemp -d)"
   trap 'rm -rf "$build_dir"' EXIT
   mkdir -p "$tool_cache"
-  cd "$build_dir"
+  cd "$build_dir" || exit
   go mod init "hap-reconciler/$1-build" >/dev/null 2>&1
 }
 

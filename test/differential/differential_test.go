@@ -24,9 +24,9 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
-	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 	"github.com/kyma-project/hap-reconciler/test/testscene"
@@ -41,6 +41,8 @@ const cronShare = 0.7
 const (
 	kebLimit = 3
 	kebGuard = 2
+	// kebProvider is the provider type of every runtime of the stream.
+	kebProvider = "aws"
 )
 
 // jobConfig is the job's configuration, the same multi-account block as
@@ -110,17 +112,17 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	t.Helper()
 	l := landscape.New(seed)
 	for range 24 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsPool.hyperscalerType}})
+		l.AddBinding(landscape.BindingSpec{Pool: awsPool})
 	}
 	for range 8 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsEUPool.hyperscalerType, EUAccess: true}})
+		l.AddBinding(landscape.BindingSpec{Pool: awsEUPool})
 	}
 	for range 3 {
-		l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: sharedPool.hyperscalerType}, Shared: true})
+		l.AddBinding(landscape.BindingSpec{Pool: sharedPool, Shared: true})
 	}
 	var internal []string
 	for range 2 {
-		internal = append(internal, l.AddBinding(landscape.BindingSpec{Pool: hap.Pool{HyperscalerType: awsPool.hyperscalerType},
+		internal = append(internal, l.AddBinding(landscape.BindingSpec{Pool: awsPool,
 			GlobalAccountID: "ga-2", Internal: true}).Name)
 	}
 	sc := testscene.Load(t, ctx, bed, "diff", l, jobConfig)
@@ -132,17 +134,14 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	db.SetMaxOpenConns(20)
 	t.Cleanup(func() { _ = db.Close() })
 
-	cfg := kebConfig{allowed: map[string]bool{}, limit: kebLimit, minBindingsForGuard: kebGuard}
-	for _, ga := range globalAccounts[:7] {
-		cfg.allowed[ga] = true
-	}
+	cfg := kebrules.Config{Allowed: globalAccounts[:7], Limits: map[string]int{"default": kebLimit}, MinBindingsForGuard: kebGuard}
 	quiet := rest.CopyConfig(sc.Bed.Kube.Config())
 	quiet.WarningHandler = rest.NoWarnings{}
 	dyn, err := dynamic.NewForConfig(quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &keb{bindings: sc.Bindings, shoots: sc.Shoots, db: db, cfg: cfg},
+	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
 		client: provisioning.Client{DB: db}, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
 	s := &stream{world: w, rng: rand.New(rand.NewPCG(seed, 0x5eed)), tally: newTally(seed)}
 	for range 2 {

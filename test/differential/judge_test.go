@@ -7,7 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 )
 
 // The outcomes of a pick. The first four must never happen.
@@ -60,7 +63,7 @@ type pickCase struct {
 	c           *cluster
 	got         provisioning.Pick
 	err         error
-	want        verdict
+	want        kebrules.Verdict
 	twoReplicas bool
 }
 
@@ -93,13 +96,13 @@ func (s *stream) judge(ctx context.Context, pc pickCase) (string, error) {
 	switch {
 	case errors.Is(pc.err, provisioning.ErrStale):
 		return diffStale, nil
-	case errors.Is(pc.err, provisioning.ErrGuarded) && pc.want.guarded:
+	case errors.Is(pc.err, provisioning.ErrGuarded) && pc.want.Guarded:
 		return outcomeAgree, nil
 	case errors.Is(pc.err, provisioning.ErrGuarded):
 		return undeclared("guarded where KEB's guard does not hold"), nil
 	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
 		return undeclared("no shared binding for a dedicated request"), nil
-	case pc.want.guarded:
+	case pc.want.Guarded:
 		return undeclared("answered where KEB's guard stops the GA"), nil
 	case pc.got.ClaimNew:
 		return s.judgeClaim(ctx, pc)
@@ -113,17 +116,17 @@ func judgeShared(pc pickCase) string {
 		return diffStale
 	case pc.got.ClaimNew:
 		return outcomeSharedClaimed
-	case errors.Is(pc.err, provisioning.ErrNoSharedBinding) && pc.want.noBinding:
+	case errors.Is(pc.err, provisioning.ErrNoSharedBinding) && pc.want.NoBinding:
 		return outcomeAgree
 	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
 		return undeclared("shared pool answered empty while KEB finds a binding")
 	case pc.err != nil:
 		return undeclared("shared pick answered " + pc.err.Error())
-	case pc.want.noBinding:
+	case pc.want.NoBinding:
 		return undeclared("a binding from a shared pool KEB finds empty")
-	case pc.got.Binding == pc.want.binding:
+	case pc.got.Binding == pc.want.Binding:
 		return outcomeAgree
-	case !slices.Contains(pc.want.held, pc.got.Binding):
+	case !slices.Contains(pc.want.Held, pc.got.Binding):
 		return undeclared("a binding outside the shared pool")
 	}
 	return diffSharedOrder
@@ -132,14 +135,14 @@ func judgeShared(pc pickCase) string {
 // judgeClaim: the table said ClaimNew. A claim that only another
 // replica's reservation of the same moment explains is counted apart.
 func (s *stream) judgeClaim(ctx context.Context, pc pickCase) (string, error) {
-	if pc.want.claimNew {
+	if pc.want.ClaimNew {
 		return outcomeAgree, nil
 	}
-	inFlight, err := s.outstanding(ctx, pc.want.held, pc.c.instanceID)
+	inFlight, err := s.outstanding(ctx, pc.want.Held, pc.c.instanceID)
 	if err != nil {
 		return "", err
 	}
-	if pc.twoReplicas && s.chooseWith(pc.want, inFlight).claimNew {
+	if pc.twoReplicas && s.chooseWith(pc.want, inFlight).ClaimNew {
 		return outcomeTwoReplicaClaim, nil
 	}
 	full, err := s.gardenerFull(ctx, pc.want, belowLimit(pc.want))
@@ -158,7 +161,7 @@ const (
 )
 
 func (s *stream) claimCause(ctx context.Context, pc pickCase) (string, error) {
-	listed, err := s.tableLists(ctx, pc.c, pc.want.binding)
+	listed, err := s.tableLists(ctx, pc.c, pc.want.Binding)
 	switch {
 	case err != nil:
 		return "", err
@@ -174,20 +177,20 @@ func (s *stream) claimCause(ctx context.Context, pc pickCase) (string, error) {
 // difference is one of order, explained by explainOrder.
 func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) {
 	got := pc.got.Binding
-	if got == pc.want.binding {
+	if got == pc.want.Binding {
 		return outcomeAgree, nil
 	}
-	labels, err := s.keb.labelsOf(ctx, got)
+	b, err := s.keb.Bindings.Get(ctx, got, metav1.GetOptions{})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("get binding %s: %w", got, err)
 	}
-	if labels["tenantName"] != gaOf(pc.c) {
+	if kebrules.TenantOf(b.GetLabels()) != gaOf(pc.c) {
 		return outcomeCrossTenant, nil
 	}
-	if !slices.Contains(pc.want.held, got) {
+	if !slices.Contains(pc.want.Held, got) {
 		return undeclared("a binding outside KEB's selector"), nil
 	}
-	if pc.want.limit > 0 && pc.want.counts[got] >= pc.want.limit {
+	if pc.want.Limit > 0 && pc.want.Counts[got] >= pc.want.Limit {
 		return outcomeOverFilled, nil
 	}
 	return s.explainOrder(ctx, pc)
@@ -198,36 +201,36 @@ func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) 
 // counts gives the table's choice, or the table does not know KEB's
 // binding yet, or Gardener shows KEB's binding full.
 func (s *stream) explainOrder(ctx context.Context, pc pickCase) (string, error) {
-	inFlight, err := s.outstanding(ctx, pc.want.held, pc.c.instanceID)
+	inFlight, err := s.outstanding(ctx, pc.want.Held, pc.c.instanceID)
 	if err != nil {
 		return "", err
 	}
 	// Another replica's reservation may have been made before or after
 	// this pick.
-	if s.chooseWith(pc.want, inFlight).binding == pc.got.Binding {
+	if s.chooseWith(pc.want, inFlight).Binding == pc.got.Binding {
 		return diffInFlight, nil
 	}
-	listed, err := s.tableLists(ctx, pc.c, pc.want.binding)
+	listed, err := s.tableLists(ctx, pc.c, pc.want.Binding)
 	if err != nil || !listed {
 		return diffUnknownBinding, err
 	}
 	// Both at once: among the bindings the table offers, KEB's rule with
 	// the reservations in flight gives the table's choice.
 	offered := pc.want
-	offered.held = nil
-	for _, name := range pc.want.held {
+	offered.Held = nil
+	for _, name := range pc.want.Held {
 		listed, err := s.tableLists(ctx, pc.c, name)
 		if err != nil {
 			return "", err
 		}
 		if listed {
-			offered.held = append(offered.held, name)
+			offered.Held = append(offered.Held, name)
 		}
 	}
-	if len(offered.held) < len(pc.want.held) && s.chooseWith(offered, inFlight).binding == pc.got.Binding {
+	if len(offered.Held) < len(pc.want.Held) && s.chooseWith(offered, inFlight).Binding == pc.got.Binding {
 		return diffUnknownBinding, nil
 	}
-	full, err := s.gardenerFull(ctx, pc.want, []string{pc.want.binding})
+	full, err := s.gardenerFull(ctx, pc.want, []string{pc.want.Binding})
 	if err != nil || full {
 		return diffGardenerFull, err
 	}
@@ -235,17 +238,16 @@ func (s *stream) explainOrder(ctx context.Context, pc pickCase) (string, error) 
 }
 
 // chooseWith is KEB's decision had its counts included extra.
-func (s *stream) chooseWith(want verdict, extra ...map[string]int) verdict {
-	v := want
-	v.counts = map[string]int{}
-	for _, n := range v.held {
-		v.counts[n] = want.counts[n]
+func (s *stream) chooseWith(want kebrules.Verdict, extra ...map[string]int) kebrules.Decision {
+	seen := want.Seen
+	seen.Counts = map[string]int{}
+	for _, n := range seen.Held {
+		seen.Counts[n] = want.Counts[n]
 		for _, e := range extra {
-			v.counts[n] += e[n]
+			seen.Counts[n] += e[n]
 		}
 	}
-	choose(&v, s.keb.cfg.minBindingsForGuard)
-	return v
+	return kebrules.Decide(seen, s.keb.Config.MinBindingsForGuard)
 }
 
 // tableLists reports whether the candidate table offers binding to the
@@ -255,7 +257,7 @@ func (s *stream) tableLists(ctx context.Context, c *cluster, binding string) (bo
 	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM hap.binding_candidates c
 		WHERE binding_name = $1 AND global_account_id = $2 AND hyperscaler_type = $3 AND eu_access = $4
 		  AND NOT EXISTS (SELECT 1 FROM hap.withdrawn_bindings w WHERE w.binding_name = c.binding_name))`,
-		binding, gaOf(c), c.pool.hyperscalerType, c.pool.eu).Scan(&listed)
+		binding, gaOf(c), c.pool.HyperscalerType, c.pool.EUAccess).Scan(&listed)
 	if err != nil {
 		return false, fmt.Errorf("look up the table's row of %s: %w", binding, err)
 	}
@@ -263,10 +265,10 @@ func (s *stream) tableLists(ctx context.Context, c *cluster, binding string) (bo
 }
 
 // belowLimit names the bindings KEB sees below the GA's limit.
-func belowLimit(v verdict) []string {
+func belowLimit(v kebrules.Verdict) []string {
 	var out []string
-	for _, n := range v.held {
-		if v.limit == 0 || v.counts[n] < v.limit {
+	for _, n := range v.Held {
+		if v.Limit == 0 || v.Counts[n] < v.Limit {
 			out = append(out, n)
 		}
 	}
@@ -275,16 +277,16 @@ func belowLimit(v verdict) []string {
 
 // gardenerFull reports whether Gardener's shoots fill every one of names
 // to the GA's limit now: the job's deliberate deviation.
-func (s *stream) gardenerFull(ctx context.Context, v verdict, names []string) (bool, error) {
-	if v.limit == 0 || len(names) == 0 {
+func (s *stream) gardenerFull(ctx context.Context, v kebrules.Verdict, names []string) (bool, error) {
+	if v.Limit == 0 || len(names) == 0 {
 		return false, nil
 	}
-	usage, err := s.keb.shootsPerBinding(ctx)
+	usage, err := s.keb.ShootsPerBinding(ctx)
 	if err != nil {
 		return false, err
 	}
 	for _, n := range names {
-		if usage[n] < v.limit {
+		if usage[n] < v.Limit {
 			return false, nil
 		}
 	}
@@ -306,17 +308,7 @@ func (s *stream) outstanding(ctx context.Context, names []string, self string) (
 	if err != nil {
 		return nil, fmt.Errorf("read outstanding reservations: %w", err)
 	}
-	defer rows.Close()
-	inFlight := map[string]int{}
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			return nil, err
-		}
-		inFlight[name] = n
-	}
-	return inFlight, rows.Err()
+	return kebrules.ScanCounts(rows)
 }
 
 // evidence describes the table's side of a failing pick: its rows for the
@@ -328,7 +320,7 @@ func (s *stream) evidence(ctx context.Context, pc pickCase) string {
 		       coalesce((SELECT string_agg(r.instance_id, ',') FROM hap.binding_reservations r WHERE r.binding_name = c.binding_name), '')
 		FROM hap.binding_candidates c
 		WHERE c.global_account_id = $1 AND c.hyperscaler_type = $2 AND c.eu_access = $3
-		ORDER BY c.binding_name COLLATE "C"`, gaOf(pc.c), pc.c.pool.hyperscalerType, pc.c.pool.eu)
+		ORDER BY c.binding_name COLLATE "C"`, gaOf(pc.c), pc.c.pool.HyperscalerType, pc.c.pool.EUAccess)
 	if err != nil {
 		return "table rows: " + err.Error()
 	}

@@ -7,15 +7,11 @@
 // moments, first as a CronJob (in-process or as the built binary), then as
 // serve. After every pick the table's answer is compared with KEB's rules
 // evaluated on the live state at that moment, stated independently of the
-// job's code in keb_test.go.
+// job's code in test/kebrules.
 package differential
 
 import (
 	"flag"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -35,26 +31,5 @@ var bed *testbed.Bed
 var binary string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(runWithBed(m))
-}
-
-func runWithBed(m *testing.M) int {
-	if testbed.Short() {
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "hap-differential-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "hap-reconciler")
-	build := exec.Command("go", "build", "-o", binary, "github.com/kyma-project/hap-reconciler/cmd/hap-reconciler")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building hap-reconciler:", err)
-		return 1
-	}
-	return testbed.RunWithBed(m, &bed)
+	testbed.Main(m, testbed.Setup{Bed: &bed, Binary: &binary})
 }

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 )
 
 // stream is the seeded sequence of KEB's actions, with the job's runs
@@ -69,11 +71,11 @@ func (s *stream) step(ctx context.Context) error {
 var (
 	globalAccounts = []string{"ga-1", "ga-2", "ga-3", "ga-4", "ga-5", "ga-6", "ga-7", "ga-8"}
 	gaWeights      = []int{5, 1, 4, 3, 2, 2, 1, 2}
-	awsPool        = pool{hyperscalerType: "aws"}
-	awsEUPool      = pool{hyperscalerType: "aws", eu: true}
-	sharedPool     = pool{hyperscalerType: "openstack_eu-de-1"}
+	awsPool        = hap.Pool{HyperscalerType: "aws"}
+	awsEUPool      = hap.Pool{HyperscalerType: "aws", EUAccess: true}
+	sharedPool     = hap.Pool{HyperscalerType: "openstack_eu-de-1"}
 	// emptySharedPool has no binding: KEB fails such a provisioning.
-	emptySharedPool = pool{hyperscalerType: "openstack_eu-de-1", eu: true}
+	emptySharedPool = hap.Pool{HyperscalerType: "openstack_eu-de-1", EUAccess: true}
 )
 
 func (s *stream) chooseGA() string {
@@ -91,7 +93,7 @@ func (s *stream) chooseGA() string {
 	panic("unreachable")
 }
 
-func (s *stream) choosePool() pool {
+func (s *stream) choosePool() hap.Pool {
 	if s.rng.IntN(4) == 0 {
 		return awsEUPool
 	}
@@ -126,8 +128,8 @@ func (s *stream) resolvePending(ctx context.Context) error {
 // multi-account decision for the runtime (provider aws).
 func (s *stream) requestFor(c *cluster) provisioning.Request {
 	req := provisioning.Request{InstanceID: c.instanceID, GlobalAccountID: c.ga,
-		HyperscalerType: c.pool.hyperscalerType, EUAccess: c.pool.eu,
-		Account: provisioning.AccountFor(s.keb.cfg, s.keb.cfg.minBindingsForGuard, c.ga, "aws")}
+		HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EUAccess,
+		Account: provisioning.AccountFor(s.keb.Config, s.keb.Config.MinBindingsForGuard, c.ga, kebProvider)}
 	if c.shared {
 		req.GlobalAccountID = ""
 	}
@@ -135,11 +137,11 @@ func (s *stream) requestFor(c *cluster) provisioning.Request {
 }
 
 // oracle is KEB's answer on the live state now.
-func (s *stream) oracle(ctx context.Context, c *cluster) (verdict, error) {
+func (s *stream) oracle(ctx context.Context, c *cluster) (kebrules.Verdict, error) {
 	if c.shared {
-		return s.keb.shared(ctx, c.pool)
+		return s.keb.Shared(ctx, c.pool)
 	}
-	return s.keb.dedicated(ctx, c.ga, c.pool)
+	return s.keb.Dedicated(ctx, c.ga, c.pool)
 }
 
 // tablePick asks the table, compares with KEB at the same moment and acts
@@ -165,11 +167,11 @@ func (s *stream) record(ctx context.Context, pc pickCase) error {
 		return err
 	}
 	s.note("pick %s ga=%s pool=%s shared=%t: table %s, KEB %s %v limit %d: %s",
-		pc.c.instanceID, pc.c.ga, pc.c.pool, pc.c.shared, pc.answer(), pc.want, pc.want.counts, pc.want.limit, outcome)
+		pc.c.instanceID, pc.c.ga, pc.c.pool, pc.c.shared, pc.answer(), pc.want, pc.want.Counts, pc.want.Limit, outcome)
 	s.tally.add(s.phase, outcome, func() string {
 		return fmt.Sprintf("seed %d, action %d, pick of %s (ga %s, pool %s, shared %t): table %s, KEB %s (held %v, counts %v, limit %d)%s",
 			s.tally.Seed, len(s.log), pc.c.instanceID, pc.c.ga, pc.c.pool, pc.c.shared, pc.answer(), pc.want,
-			pc.want.held, pc.want.counts, pc.want.limit, s.evidence(ctx, pc))
+			pc.want.Held, pc.want.Counts, pc.want.Limit, s.evidence(ctx, pc))
 	})
 	return nil
 }
@@ -191,16 +193,16 @@ func (s *stream) act(ctx context.Context, pc pickCase, req provisioning.Request)
 
 // live is KEB's live path: its rules on the live state, a claim made
 // without RecordClaim (the table was not asked).
-func (s *stream) live(ctx context.Context, c *cluster, want verdict) error {
+func (s *stream) live(ctx context.Context, c *cluster, want kebrules.Verdict) error {
 	switch {
-	case want.guarded:
+	case want.Guarded:
 		return s.fail(ctx, c, "guarded")
-	case want.noBinding:
+	case want.NoBinding:
 		return s.fail(ctx, c, "no shared binding")
-	case want.claimNew:
+	case want.ClaimNew:
 		return s.claimAndPlace(ctx, c, nil)
 	}
-	return s.place(ctx, c, want.binding)
+	return s.place(ctx, c, want.Binding)
 }
 
 // claimAndPlace claims a free binding for the cluster's GA, tells the

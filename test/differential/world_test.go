@@ -16,6 +16,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testscene"
 )
@@ -23,7 +24,7 @@ import (
 // cluster is one of KEB's runtimes in the stream.
 type cluster struct {
 	instanceID, ga string
-	pool           pool
+	pool           hap.Pool
 	shared         bool
 	binding, shoot string
 }
@@ -33,7 +34,7 @@ type cluster struct {
 type world struct {
 	sc     *testscene.Scene
 	db     *sql.DB
-	keb    *keb
+	keb    *kebrules.KEB
 	client provisioning.Client
 	// sketches builds shoots as KEB creates them, which
 	// gardener-apiserver's admission takes.
@@ -63,7 +64,7 @@ func (w *world) note(format string, args ...any) {
 
 // request is KEB's provision request: the instance row, created_at now,
 // no binding yet.
-func (w *world) request(ctx context.Context, ga string, p pool, shared bool) (*cluster, error) {
+func (w *world) request(ctx context.Context, ga string, p hap.Pool, shared bool) (*cluster, error) {
 	w.n++
 	c := &cluster{instanceID: fmt.Sprintf("inst-%d", w.n), ga: ga, pool: p, shared: shared}
 	_, err := w.db.ExecContext(ctx, `INSERT INTO instances (instance_id, runtime_id, global_account_id, provider,
@@ -103,9 +104,8 @@ func (w *world) place(ctx context.Context, c *cluster, binding string) error {
 // without their status, which nothing here reads: a new client per shoot
 // would cost the stream a TLS handshake each.
 func (w *world) createShoot(ctx context.Context, c *cluster) error {
-	hp := hap.Pool{HyperscalerType: c.pool.hyperscalerType, EUAccess: c.pool.eu}
 	shoot := w.sketches.AddShoot(landscape.ShootSpec{Name: c.shoot, BindingName: c.binding, RuntimeID: c.instanceID,
-		GlobalAccountID: c.ga, Pool: hp})
+		GlobalAccountID: c.ga, Pool: c.pool})
 	provider := shoot.Object.Spec.Provider.Type
 	if !w.profiles[provider] {
 		if err := landscape.CreateShoot(ctx, w.sc.Bed.Kube, w.sc.World.Namespace, shoot); err != nil {
@@ -157,10 +157,9 @@ const claimAttempts = 8
 // take the first by name and label it with the GA, the update guarded by
 // the resourceVersion it was read at. A conflict means another replica
 // claimed it first; KEB's step retries.
-func (w *world) claim(ctx context.Context, ga string, p pool) (string, error) {
-	selector := fmt.Sprintf("%s,%s!=true,!%s,!%s", p.selector(), labelShared, labelDirty, labelTenantName)
+func (w *world) claim(ctx context.Context, ga string, p hap.Pool) (string, error) {
 	for range claimAttempts {
-		free, err := w.keb.list(ctx, selector)
+		free, err := w.keb.List(ctx, kebrules.ClaimSelector(p))
 		if err != nil {
 			return "", err
 		}
@@ -169,7 +168,7 @@ func (w *world) claim(ctx context.Context, ga string, p pool) (string, error) {
 		}
 		b := free[0]
 		labels := maps.Clone(b.GetLabels())
-		labels[labelTenantName] = ga
+		labels[hap.LabelTenantName] = ga
 		err = w.update(ctx, b, labels)
 		if apierrors.IsConflict(err) {
 			continue
@@ -191,9 +190,9 @@ func (w *world) update(ctx context.Context, b unstructured.Unstructured, labels 
 
 // recordClaim tells the table about a claim KEB made after ClaimNew.
 func (w *world) recordClaim(ctx context.Context, req provisioning.Request, binding string) error {
-	limit := w.keb.cfg.limit
 	claim := provisioning.Claim{Request: req, BindingName: binding}
-	if w.keb.cfg.allowed[req.GlobalAccountID] {
+	if cfg := w.keb.Config; cfg.IsGlobalAccountAllowed(req.GlobalAccountID) {
+		limit := cfg.LimitForProvider(kebProvider)
 		claim.Limit = &limit
 	}
 	if err := w.client.RecordClaim(ctx, claim); err != nil {
@@ -236,11 +235,11 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 			return fmt.Errorf("free step: get %s: %w", binding, err)
 		}
 		l := b.GetLabels()
-		if l[labelShared] == "true" || l[labelInternal] == "true" || l[labelDirty] == "true" {
+		if l[hap.LabelShared] == "true" || l[hap.LabelInternal] == "true" || l[hap.LabelDirty] == "true" {
 			return nil
 		}
 		labels := maps.Clone(l)
-		labels[labelDirty] = "true"
+		labels[hap.LabelDirty] = "true"
 		err = w.update(ctx, *b, labels)
 		if apierrors.IsConflict(err) {
 			continue
@@ -257,7 +256,7 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 // cleanup is the subscription cleanup job on one dirty binding no shoot
 // names: the account is wiped and the binding free again.
 func (w *world) cleanup(ctx context.Context, pickOne func(n int) int) error {
-	dirty, err := w.keb.list(ctx, labelDirty+"=true")
+	dirty, err := w.keb.List(ctx, kebrules.DirtySelector)
 	if err != nil {
 		return err
 	}
@@ -272,8 +271,8 @@ func (w *world) cleanup(ctx context.Context, pickOne func(n int) int) error {
 	}
 	b := idle[pickOne(len(idle))]
 	labels := maps.Clone(b.GetLabels())
-	delete(labels, labelDirty)
-	delete(labels, labelTenantName)
+	delete(labels, hap.LabelDirty)
+	delete(labels, hap.LabelTenantName)
 	if err := w.update(ctx, b, labels); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("clean %s: %w", b.GetName(), err)
 	}

@@ -172,14 +172,8 @@ func promtoolCases(t *testing.T) (firing, silent map[string]int) {
 	t.Helper()
 	firing, silent = map[string]int{}, map[string]int{}
 	for _, file := range alertTestFiles(t) {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var pt promtoolTests
-		if err := yaml.Unmarshal(data, &pt); err != nil {
-			t.Fatalf("parse %s: %v", file, err)
-		}
+		readYAML(t, file, &pt)
 		if !slices.Equal(pt.RuleFiles, []string{extractedRulesFile}) {
 			t.Errorf("%s: rule_files %v, want [%s] (extracted from %s)", file, pt.RuleFiles, extractedRulesFile, prometheusRuleFile)
 		}

@@ -97,6 +97,18 @@ func render(t *testing.T, helm, namespace string, args ...string) (string, []*un
 	return out, decodeObjects(t, out)
 }
 
+// readYAML decodes a YAML file (a values file, a promtool test) into v.
+func readYAML(t *testing.T, file string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}
+
 func decodeObjects(t *testing.T, doc string) []*unstructured.Unstructured {
 	t.Helper()
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(doc), 4096)
@@ -223,23 +235,13 @@ func TestChartRendersEachVariant(t *testing.T) {
 	}
 }
 
+// mainContainer is the hap-reconciler container of the workload.
 func mainContainer(t *testing.T, objs []*unstructured.Unstructured) map[string]any {
 	t.Helper()
-	for _, o := range objs {
-		var path []string
-		switch o.GetKind() {
-		case "CronJob":
-			path = []string{"spec", "jobTemplate", "spec", "template", "spec", "containers"}
-		case "Deployment":
-			path = []string{"spec", "template", "spec", "containers"}
-		default:
-			continue
-		}
-		containers, _, _ := unstructured.NestedSlice(o.Object, path...)
-		for _, c := range containers {
-			if c := c.(map[string]any); c["name"] == "hap-reconciler" {
-				return c
-			}
+	containers, _, _ := unstructured.NestedSlice(workloadPod(t, objs), "containers")
+	for _, c := range containers {
+		if c := c.(map[string]any); c["name"] == "hap-reconciler" {
+			return c
 		}
 	}
 	t.Fatal("no workload with a hap-reconciler container")

@@ -24,13 +24,9 @@ func TestEveryPodFollowsKEBsLandscapeConventions(t *testing.T) {
 		landing bool // workload identity, ambient and scheduling set
 	}{{variants()[0], false}, {variants()[1], false}, {wi, true}} {
 		_, objs := render(t, helm, "kcp-system", c.v.args...)
-		pods := 0
-		for _, o := range objs {
-			meta, spec, ok := podOf(o)
-			if !ok {
-				continue
-			}
-			pods++
+		pods := podsOf(objs)
+		for _, p := range pods {
+			o, meta, spec := p.obj, p.meta, p.spec
 			where := c.v.name + ": " + o.GetKind() + " " + o.GetName()
 			if got, _, _ := unstructured.NestedString(meta, "annotations", "sidecar.istio.io/inject"); got != "false" {
 				t.Errorf("%s: sidecar.istio.io/inject %q, want \"false\"", where, got)
@@ -62,10 +58,29 @@ func TestEveryPodFollowsKEBsLandscapeConventions(t *testing.T) {
 				}
 			}
 		}
-		if pods != 3 {
-			t.Errorf("%s: %d pods (workload, hook, test), want 3", c.v.name, pods)
+		if len(pods) != 3 {
+			t.Errorf("%s: %d pods (workload, hook, test), want 3", c.v.name, len(pods))
 		}
 	}
+}
+
+// renderedPod is an object of the chart that runs a pod, with the pod's
+// metadata and spec.
+type renderedPod struct {
+	obj        *unstructured.Unstructured
+	meta, spec map[string]any
+}
+
+// podsOf lists the objects that run a pod (workload, migration hook, helm
+// test Pod), in order.
+func podsOf(objs []*unstructured.Unstructured) []renderedPod {
+	var pods []renderedPod
+	for _, o := range objs {
+		if meta, spec, ok := podOf(o); ok {
+			pods = append(pods, renderedPod{o, meta, spec})
+		}
+	}
+	return pods
 }
 
 // podOf returns the pod metadata and spec an object runs, if any.

@@ -1,13 +1,11 @@
 package manifests_test
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // Every pod of the chart (workload, migration hook, helm test Pod) pulls the
@@ -50,14 +48,10 @@ func TestImageFromKEBsRegistryWithKEBsPullSecret(t *testing.T) {
 			"europe-docker.pkg.dev/kyma-project/prod/hap-reconciler" + tag, nil},
 	} {
 		_, objs := render(t, helm, "kcp-system", c.args...)
-		pods := 0
-		for _, o := range objs {
-			_, spec, ok := podOf(o)
-			if !ok {
-				continue
-			}
-			pods++
-			where := c.name + ": " + o.GetKind() + " " + o.GetName()
+		pods := podsOf(objs)
+		for _, p := range pods {
+			spec := p.spec
+			where := c.name + ": " + p.obj.GetKind() + " " + p.obj.GetName()
 			containers, _, _ := unstructured.NestedSlice(spec, "containers")
 			for _, ct := range containers {
 				ct := ct.(map[string]any)
@@ -77,8 +71,8 @@ func TestImageFromKEBsRegistryWithKEBsPullSecret(t *testing.T) {
 				t.Errorf("%s: imagePullSecrets %v, want %v", where, secrets, c.secrets)
 			}
 		}
-		if pods != 3 {
-			t.Errorf("%s: %d pods (workload, hook, test), want 3", c.name, pods)
+		if len(pods) != 3 {
+			t.Errorf("%s: %d pods (workload, hook, test), want 3", c.name, len(pods))
 		}
 	}
 }
@@ -87,10 +81,6 @@ func TestImageFromKEBsRegistryWithKEBsPullSecret(t *testing.T) {
 // values.yaml (the fixture, KEB's file verbatim).
 func kebContainerRegistry(t *testing.T) string {
 	t.Helper()
-	raw, err := os.ReadFile(kebValues)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Global struct {
 			Images struct {
@@ -101,9 +91,7 @@ func kebContainerRegistry(t *testing.T) string {
 		} `json:"global"`
 		ImagePullSecret *string `json:"imagePullSecret"`
 	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readYAML(t, kebValues, &v)
 	path := strings.TrimSuffix(v.Global.Images.ContainerRegistry.Path, "/")
 	if path == "" || v.ImagePullSecret == nil {
 		t.Fatalf("%s: no global.images.container_registry.path or imagePullSecret; KEB's keys have moved", kebValues)

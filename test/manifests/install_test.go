@@ -315,10 +315,6 @@ type kebDBKeys struct {
 
 func kebDatabaseKeys(t *testing.T) kebDBKeys {
 	t.Helper()
-	raw, err := os.ReadFile(kebValues)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v struct {
 		Global struct {
 			Database struct {
@@ -326,9 +322,7 @@ func kebDatabaseKeys(t *testing.T) kebDBKeys {
 			} `json:"database"`
 		} `json:"global"`
 	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		t.Fatal(err)
-	}
+	readYAML(t, kebValues, &v)
 	return v.Global.Database.ManagedGCP
 }
 
@@ -366,19 +360,8 @@ type secretRef struct{ where, name, key string }
 func secretKeyRefs(t *testing.T, objs []*unstructured.Unstructured) []secretRef {
 	t.Helper()
 	var refs []secretRef
-	for _, o := range objs {
-		var path []string
-		switch o.GetKind() {
-		case "Pod":
-			path = []string{"spec"}
-		case "Deployment", "Job":
-			path = []string{"spec", "template", "spec"}
-		case "CronJob":
-			path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
-		default:
-			continue
-		}
-		pod, _, _ := unstructured.NestedMap(o.Object, path...)
+	for _, p := range podsOf(objs) {
+		o, pod := p.obj, p.spec
 		for _, list := range []string{"initContainers", "containers"} {
 			containers, _ := pod[list].([]any)
 			for _, c := range containers {

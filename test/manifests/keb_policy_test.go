@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // noLimit is what KEB applies when its default limit is 0 or not set
@@ -68,10 +68,6 @@ func TestTheJobLogsKEBsPolicy(t *testing.T) {
 // default; a default of 0 or none means no limit.
 func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(valuesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type hapBlock struct {
 		HAP struct {
 			MultiHyperscalerAccount struct {
@@ -86,9 +82,7 @@ func kebPolicy(t *testing.T, valuesFile string) map[string]any {
 		hapBlock
 		KEB *hapBlock `json:"keb"`
 	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("%s: %v", valuesFile, err)
-	}
+	readYAML(t, valuesFile, &v)
 	if v.KEB != nil {
 		v.hapBlock = *v.KEB
 	}
@@ -149,18 +143,10 @@ func startAsTheWorkload(t *testing.T, bin string, objs []*unstructured.Unstructu
 // workloadPod is the pod spec of the rendered Deployment or CronJob.
 func workloadPod(t *testing.T, objs []*unstructured.Unstructured) map[string]any {
 	t.Helper()
-	for _, o := range objs {
-		var path []string
-		switch o.GetKind() {
-		case "Deployment":
-			path = []string{"spec", "template", "spec"}
-		case "CronJob":
-			path = []string{"spec", "jobTemplate", "spec", "template", "spec"}
-		default:
-			continue
+	for _, p := range podsOf(objs) {
+		if kind := p.obj.GetKind(); kind == "Deployment" || kind == "CronJob" {
+			return p.spec
 		}
-		pod, _, _ := unstructured.NestedMap(o.Object, path...)
-		return pod
 	}
 	t.Fatal("no Deployment or CronJob among the rendered objects")
 	return nil
@@ -375,16 +361,14 @@ func joinLines(lines map[string]map[string]any) string {
 	return b.String()
 }
 
-// buildBinary builds cmd/hap-reconciler once per test binary run.
+// buildBinary builds cmd/hap-reconciler for the test.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hap-reconciler")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/hap-reconciler")
-	cmd.Dir = repoRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbed.BuildBinary(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // kebValuesBlob is the git blob id of resources/keb/values.yaml in
@@ -82,10 +81,6 @@ func kebKeysOf(t *testing.T, args []string, keys kebDBKeys) kebDBKeys {
 		if a != "-f" {
 			continue
 		}
-		raw, err := os.ReadFile(args[i+1])
-		if err != nil {
-			t.Fatal(err)
-		}
 		var v struct {
 			Global struct {
 				Database struct {
@@ -93,9 +88,7 @@ func kebKeysOf(t *testing.T, args []string, keys kebDBKeys) kebDBKeys {
 				} `json:"database"`
 			} `json:"global"`
 		}
-		if err := yaml.Unmarshal(raw, &v); err != nil {
-			t.Fatal(err)
-		}
+		readYAML(t, args[i+1], &v)
 		m := v.Global.Database.ManagedGCP
 		for key, field := range map[string]*string{"secretName": &keys.SecretName, "hostSecretKey": &keys.Host, "portSecretKey": &keys.Port,
 			"nameSecretKey": &keys.Name, "sslModeSecretKey": &keys.SSLMode, "userNameSecretKey": &keys.User, "passwordSecretKey": &keys.Password} {

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 // world is one random landscape and KEB's configuration for it.
 type world struct {
 	l   *landscape.Landscape
-	cfg kebConfig
+	cfg kebrules.Config
 	// yaml is the job's configuration: KEB's hap block, as KEB's values
 	// write it.
 	yaml string
@@ -161,19 +162,19 @@ func slug(p hap.Pool) string {
 
 // randomConfig returns KEB's configuration and the hap block that states
 // it. Seed 1 takes KEB's chart values verbatim.
-func randomConfig(rng *rand.Rand, seed uint64, gas []string, kebValues string) (kebConfig, string) {
+func randomConfig(rng *rand.Rand, seed uint64, gas []string, kebValues string) (kebrules.Config, string) {
 	if seed == 1 {
 		// KEB's values: feature off, every limit 0, guard off.
-		return kebConfig{limits: map[string]int{}}, kebValues
+		return kebrules.Config{Limits: map[string]int{}}, kebValues
 	}
 	allowlists := [][]string{{"*"}, {gas[0], gas[2]}, {gas[1], "*"}, {}}
-	cfg := kebConfig{
-		allowed:             allowlists[rng.IntN(len(allowlists))],
-		limits:              map[string]int{"default": []int{0, 2, 3, 4}[rng.IntN(4)], "aws": []int{0, 2, 3, 5}[rng.IntN(4)], "gcp": []int{0, 1, 3}[rng.IntN(3)]},
-		minBindingsForGuard: []int{0, 0, 2, 3}[rng.IntN(4)],
+	cfg := kebrules.Config{
+		Allowed:             allowlists[rng.IntN(len(allowlists))],
+		Limits:              map[string]int{"default": []int{0, 2, 3, 4}[rng.IntN(4)], "aws": []int{0, 2, 3, 5}[rng.IntN(4)], "gcp": []int{0, 1, 3}[rng.IntN(3)]},
+		MinBindingsForGuard: []int{0, 0, 2, 3}[rng.IntN(4)],
 	}
-	quoted := make([]string, len(cfg.allowed))
-	for i, a := range cfg.allowed {
+	quoted := make([]string, len(cfg.Allowed))
+	for i, a := range cfg.Allowed {
 		quoted[i] = fmt.Sprintf("%q", a)
 	}
 	slices.Sort(quoted)
@@ -191,6 +192,6 @@ func randomConfig(rng *rand.Rand, seed uint64, gas []string, kebValues string) (
       openstack: 0
       alicloud: 0
       gdch: 0
-`, strings.Join(quoted, ", "), cfg.minBindingsForGuard, cfg.limits["default"], cfg.limits["aws"], cfg.limits["gcp"])
+`, strings.Join(quoted, ", "), cfg.MinBindingsForGuard, cfg.Limits["default"], cfg.Limits["aws"], cfg.Limits["gcp"])
 	return cfg, yaml
 }

@@ -7,13 +7,8 @@
 package parity
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"os"
 	"testing"
-	"time"
 
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -28,31 +23,5 @@ var (
 var bed *testbed.Bed
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(run(m))
-}
-
-func run(m *testing.M) int {
-	if testbed.Short() {
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	pg, err := testbed.StartPostgresWithLocale(ctx, testbed.CollatingLocale)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting PostgreSQL in %s (hack/ensure-tools.sh generates the locale): %v\n", testbed.CollatingLocale, err)
-		return 1
-	}
-	kube, err := testbed.StartKube(ctx)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the API server:", errors.Join(err, pg.Stop()))
-		return 1
-	}
-	bed = &testbed.Bed{Kube: kube, Postgres: pg}
-	defer func() {
-		if err := bed.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
-		}
-	}()
-	return m.Run()
+	testbed.Main(m, testbed.Setup{Bed: &bed, Locale: testbed.CollatingLocale})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -35,7 +36,7 @@ type coverage struct {
 
 // For every (GA, pool) of random landscapes, rank 1 of the candidate table
 // and NextBinding's pick are KEB's own choice, stated independently in
-// keb_test.go, except where the job names a rank_one_deviation; and the
+// test/kebrules, except where the job names a rank_one_deviation; and the
 // job's statement of KEB's choice (hap.KEBChoice) is KEB's choice always.
 func TestRankOneIsKEBsChoice(t *testing.T) {
 	testbed.Require(t)
@@ -118,36 +119,41 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := newKEB(dyn, loaded.Namespace, db, w.cfg)
+	k := &kebrules.KEB{
+		Bindings: dyn.Resource(testbed.CredentialsBindingsResource).Namespace(loaded.Namespace),
+		Shoots:   dyn.Resource(testbed.ShootsResource).Namespace(loaded.Namespace),
+		DB:       db, Config: w.cfg,
+	}
 	pick := 0
-	nextBinding := func(ga string, pool hap.Pool) kebVerdict {
+	nextBinding := func(ga string, pool hap.Pool) kebrules.Decision {
 		pick++
 		got, err := provisioning.NextBinding(ctx, db, provisioning.Request{
 			InstanceID: fmt.Sprintf("parity-pick-%d", pick), GlobalAccountID: ga, HyperscalerType: pool.HyperscalerType, EUAccess: pool.EUAccess})
 		switch {
 		case errors.Is(err, provisioning.ErrGuarded):
-			return kebVerdict{guarded: true}
+			return kebrules.Decision{Guarded: true}
 		case errors.Is(err, provisioning.ErrNoSharedBinding):
-			return kebVerdict{noAccount: true}
+			return kebrules.Decision{NoBinding: true}
 		case err != nil:
 			t.Fatalf("NextBinding for %s in %s: %v", ga, pool, err)
 		}
-		return kebVerdict{binding: got.Binding, claimNew: got.ClaimNew}
+		return kebrules.Decision{Binding: got.Binding, ClaimNew: got.ClaimNew}
 	}
 
 	for _, ga := range w.gas {
 		for _, pool := range w.dedicatedPools {
 			key := groupKey{ga, pool}
-			want, err := k.dedicated(ctx, ga, pool.HyperscalerType, pool.EUAccess)
+			seen, err := k.Dedicated(ctx, ga, pool)
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := seen.Decision
 			group := groups[key]
 			cov.groups++
-			if want.guarded {
+			if want.Guarded {
 				cov.guarded++
 			}
-			if want.claimNew {
+			if want.ClaimNew {
 				cov.claimNew++
 			}
 			if got := verdictOf(hap.KEBChoice(group)); got != want {
@@ -168,14 +174,15 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		}
 	}
 	for _, pool := range w.sharedPools {
-		want, err := k.shared(ctx, pool.HyperscalerType, pool.EUAccess)
+		seen, err := k.Shared(ctx, pool)
 		if err != nil {
 			t.Fatal(err)
 		}
+		want := seen.Decision
 		cov.groups++
 		rank1 := verdictOf(hap.Choose(groups[groupKey{"", pool}]))
-		if rank1.claimNew { // no row: the pick answers that the pool is empty
-			rank1 = kebVerdict{noAccount: true}
+		if rank1.ClaimNew { // no row: the pick answers that the pool is empty
+			rank1 = kebrules.Decision{NoBinding: true}
 		}
 		if got := rank1; got != want {
 			t.Errorf("shared pool %s: rank 1 is %s, KEB picks %s\nrows %s", pool, got, want, rowsText(groups[groupKey{"", pool}]))
@@ -183,14 +190,14 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		if got := nextBinding("", pool); got != want {
 			t.Errorf("shared pool %s: NextBinding gives %s, KEB picks %s", pool, got, want)
 		}
-		if !want.noAccount {
+		if !want.NoBinding {
 			cov.sharedPicks++
 		}
 	}
 }
 
-func verdictOf(c hap.Choice) kebVerdict {
-	return kebVerdict{binding: c.Binding, claimNew: c.ClaimNew, guarded: c.Guarded}
+func verdictOf(c hap.Choice) kebrules.Decision {
+	return kebrules.Decision{Binding: c.Binding, ClaimNew: c.ClaimNew, Guarded: c.Guarded}
 }
 
 func rowsText(rows []hap.Candidate) string {

@@ -2,10 +2,6 @@ package reliability
 
 import (
 	"flag"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -27,28 +23,7 @@ var bed *testbed.Bed
 var binary string
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	os.Exit(runWithBed(m))
-}
-
-func runWithBed(m *testing.M) int {
-	if testbed.Short() {
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "hap-reliability-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	binary = filepath.Join(dir, "hap-reconciler")
-	build := exec.Command("go", "build", "-o", binary, "github.com/kyma-project/hap-reconciler/cmd/hap-reconciler")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building hap-reconciler:", err)
-		return 1
-	}
-	return testbed.RunWithBed(m, &bed)
+	testbed.Main(m, testbed.Setup{Bed: &bed, Binary: &binary})
 }
 
 // firstSeed is the seed of the first randomized trial, printed so a failing

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,15 +21,7 @@ type Bed struct {
 
 // StartBed starts both servers.
 func StartBed(ctx context.Context, opts ...KubeOption) (*Bed, error) {
-	pg, err := StartPostgres(ctx)
-	if err != nil {
-		return nil, err
-	}
-	kube, err := StartKube(ctx, opts...)
-	if err != nil {
-		return nil, errors.Join(err, pg.Stop())
-	}
-	return &Bed{Kube: kube, Postgres: pg}, nil
+	return startBed(ctx, "", opts...)
 }
 
 // Stop stops both servers and removes their data.
@@ -61,29 +52,6 @@ func (b *Bed) NewWorld(ctx context.Context, name string) (*World, error) {
 	return &World{Namespace: ns, DatabaseName: dbName, DatabaseURL: url}, nil
 }
 
-// RunWithBed is the body of a TestMain whose package shares one Bed: it
-// starts the Bed into *bed, runs the tests and stops it again, returning the
-// exit code for os.Exit.
-func RunWithBed(m *testing.M, bed **Bed, opts ...KubeOption) int {
-	if Short() {
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	b, err := StartBed(ctx, opts...)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the test bed:", err)
-		return 1
-	}
-	*bed = b
-	defer func() {
-		if err := b.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test bed:", err)
-		}
-	}()
-	return m.Run()
-}
-
 // BedForTest starts a Bed for one test, with opts for its Kube, and stops
 // it when the test ends: for the few tests that need a bed unlike their
 // package's, such as one with the Gardener kinds as CRDs.
@@ -102,25 +70,4 @@ func BedForTest(tb testing.TB, opts ...KubeOption) *Bed {
 		}
 	})
 	return b
-}
-
-// RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
-func RunWithPostgres(m *testing.M, pg **Postgres) int {
-	if Short() {
-		return m.Run()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	p, err := StartPostgres(ctx)
-	cancel()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the test PostgreSQL:", err)
-		return 1
-	}
-	*pg = p
-	defer func() {
-		if err := p.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the test PostgreSQL:", err)
-		}
-	}()
-	return m.Run()
 }
