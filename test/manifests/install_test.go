@@ -88,7 +88,8 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb"); err != nil {
+	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb; "+
+		"ALTER TABLE operations OWNER TO keb; ALTER TABLE events OWNER TO keb"); err != nil {
 		t.Fatal(err)
 	}
 
