@@ -123,6 +123,10 @@ func (e *Env) Close() {
 	}
 }
 
+// MigrationsMessage is the message of the line that names the migrations
+// a start applied (none logged when there were none).
+const MigrationsMessage = "applied migrations"
+
 func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) {
 	url, source, err := databaseURL(s)
 	if err != nil {
@@ -147,7 +151,7 @@ func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) 
 			return nil, explainDatabaseOr(err, c.Schema, fmt.Sprintf("migrating schema %q (the job's role must own it or be allowed to create it)", c.Schema))
 		}
 		if len(applied) > 0 {
-			s.Log.Info("applied migrations", zap.String("schema", c.Schema), zap.Stringers("migrations", applied))
+			s.Log.Info(MigrationsMessage, zap.String("schema", c.Schema), zap.Stringers("migrations", applied))
 		}
 	case needs.CurrentSchema:
 		if err := store.RequireCurrentSchema(ctx); err != nil {
