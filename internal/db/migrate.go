@@ -112,7 +112,7 @@ func (s *Store) MigrateUp(ctx context.Context) ([]Migration, error) {
 		}
 		err := m.Up()
 		for _, v := range drv.clean {
-			applied = append(applied, between(all, uint(v)-1, uint(v))...)
+			applied = append(applied, between(all, uint(v)-1, uint(v))...) // the migration of version v
 		}
 		if errors.Is(err, migrate.ErrNoChange) {
 			return nil
@@ -252,7 +252,12 @@ func (s *Store) withMigrator(ctx context.Context, create bool, do func(*migrate.
 	m.LockTimeout = s.statementTimeout
 	stop := context.AfterFunc(ctx, func() { m.GracefulStop <- true })
 	defer stop()
-	return do(m, rec)
+	if err := do(m, rec); err != nil {
+		return err
+	}
+	// golang-migrate stopped gracefully between two migrations reports
+	// success.
+	return ctx.Err()
 }
 
 // ensureSchema creates the schema unless it exists. It looks first because
