@@ -31,6 +31,8 @@ func TestEveryConfigurationOrUsageErrorExits2(t *testing.T) {
 	unreachable := "postgres://keb@" + closedAddress(t) + "/keb?sslmode=disable&connect_timeout=5"
 	withPolicy := filepath.Join(dir, "policy.yaml")
 	writeFile(t, withPolicy, plantedConfig)
+	inPublic := filepath.Join(dir, "public.yaml")
+	writeFile(t, inPublic, "database: {schema: public}\n")
 	kebVars := map[string]string{"APP_DATABASE_HOST": "127.0.0.1", "APP_DATABASE_USER": "keb", "APP_DATABASE_NAME": "keb", "APP_DATABASE_PASSWORD": thePassword}
 	with := func(extra map[string]string) map[string]string {
 		env := map[string]string{}
@@ -78,6 +80,9 @@ func TestEveryConfigurationOrUsageErrorExits2(t *testing.T) {
 		{"an argument no command takes", nil, []string{"report", "extra"}, `unknown command "extra"`, exitUsage},
 		{"bad -o", nil, []string{"pools", "-o", "yaml"}, `-o: "yaml" is not one of table, json`, exitUsage},
 		{"bad --log-level", nil, []string{"migrate", "--log-level", "loud"}, "--log-level", exitUsage},
+		{"KEB's schema for the job's tables", nil, []string{"migrate", "--config", inPublic, "--database-url", unreachable},
+			`database.schema: must be a schema of the job's own: public holds KEB's tables and KEB's schema_migrations, got "public"`, exitUsage},
+		{"--down 0", nil, []string{"migrate", "--down", "0", "--database-url", unreachable}, "--down 0: want the number of migrations to revert", exitUsage},
 		{"bad --since", nil, []string{"report", "--shadow", "--since", "a week"}, `invalid argument "a week" for "--since"`, exitUsage},
 		{"a URL where a command was expected", nil, []string{"migrate", "postgres://keb:" + thePassword + "@host/keb"},
 			`unknown command "postgres://keb:xxxxx@host/keb"`, exitUsage},

@@ -15,9 +15,11 @@ type environment = app.Env
 
 var (
 	openForRun          = app.Needs{Gardener: true, Database: true, Migrate: true}
+	openForDryRun       = app.Needs{Gardener: true, Database: true, CurrentSchema: true}
 	openForLiveReport   = app.Needs{Gardener: true, Database: true}
 	openForStoredReport = app.Needs{Database: true}
 	openForMigrate      = app.Needs{Database: true, Migrate: true}
+	openForMigrateDown  = app.Needs{Database: true}
 )
 
 // open loads the configuration, applies the flags, logs the configuration's

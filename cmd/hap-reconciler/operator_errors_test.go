@@ -224,7 +224,7 @@ func withoutStartupLines(stderr string) string {
 			Msg string `json:"msg"`
 		}
 		if json.Unmarshal([]byte(line), &entry) == nil &&
-			(entry.Msg == app.PolicyMessage || strings.HasPrefix(entry.Msg, "configuration: ")) {
+			(entry.Msg == app.PolicyMessage || entry.Msg == app.MigrationsMessage || strings.HasPrefix(entry.Msg, "configuration: ")) {
 			continue
 		}
 		kept = append(kept, line)

@@ -40,14 +40,20 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 			if err != nil {
 				return usageError{err}
 			}
-			s, err := g.settings(openForRun)
+			needs := openForRun
+			if dry.mode() == jobs.DryRunAll {
+				// A dry run changes no table: it runs on a schema at this
+				// release's version or not at all.
+				needs = openForDryRun
+			}
+			s, err := g.settings(needs)
 			if err != nil {
 				return err
 			}
 			if err := dry.requireKEBPolicy(s.Config, selected, "run"); err != nil {
 				return err
 			}
-			env, err := app.Open(cmd.Context(), s, openForRun)
+			env, err := app.Open(cmd.Context(), s, needs)
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,10 @@ type Needs struct {
 	Database bool
 	// Migrate applies the job's schema migrations after connecting.
 	Migrate bool
+	// CurrentSchema, without Migrate, refuses a schema that is not at this
+	// release's version instead of migrating it (a dry run changes no
+	// table).
+	CurrentSchema bool
 }
 
 // Settings are what the caller resolved from flags and the environment.
@@ -88,7 +92,7 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 	ports := jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}
 	var locker jobs.Locker
 	if needs.Database {
-		store, err := openStore(ctx, s, needs.Migrate)
+		store, err := openStore(ctx, s, needs)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +123,11 @@ func (e *Env) Close() {
 	}
 }
 
-func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error) {
+// MigrationsMessage is the message of the line that names the migrations
+// a start applied (none logged when there were none).
+const MigrationsMessage = "applied migrations"
+
+func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) {
 	url, source, err := databaseURL(s)
 	if err != nil {
 		return nil, err
@@ -135,10 +143,20 @@ func openStore(ctx context.Context, s Settings, migrate bool) (*db.Store, error)
 	if err != nil {
 		return nil, explainDatabaseOr(err, c.Schema, "cannot connect to KEB's database (check the URL, the credentials and that the server is reachable)")
 	}
-	if migrate {
-		if err := store.Migrate(ctx); err != nil {
+	switch {
+	case needs.Migrate:
+		applied, err := store.MigrateUp(ctx)
+		if err != nil {
 			_ = store.Close()
 			return nil, explainDatabaseOr(err, c.Schema, fmt.Sprintf("migrating schema %q (the job's role must own it or be allowed to create it)", c.Schema))
+		}
+		if len(applied) > 0 {
+			s.Log.Info(MigrationsMessage, zap.String("schema", c.Schema), zap.Stringers("migrations", applied))
+		}
+	case needs.CurrentSchema:
+		if err := store.RequireCurrentSchema(ctx); err != nil {
+			_ = store.Close()
+			return nil, explainDatabaseOr(err, c.Schema, "a dry run applies no migration: run `hap-reconciler migrate` first")
 		}
 	}
 	return store, nil

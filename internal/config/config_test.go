@@ -120,6 +120,9 @@ func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
 		{"bad mode", "release:\n  mode: wipe\n", []string{"release.mode", `"wipe"`}},
 		{"unclaim is gone", "release:\n  mode: unclaim\n", []string{"release.mode", `"unclaim"`, "no longer supported", "nobody had cleaned"}},
 		{"bad schema", "database:\n  schema: 'hap; drop'\n", []string{"database.schema", `"hap; drop"`}},
+		{"KEB's schema", "database:\n  schema: public\n", []string{"database.schema", `"public"`, "KEB's tables"}},
+		{"PostgreSQL's catalog", "database:\n  schema: pg_catalog\n", []string{"database.schema", `"pg_catalog"`, "PostgreSQL reserves"}},
+		{"PostgreSQL's information schema", "database:\n  schema: information_schema\n", []string{"database.schema", `"information_schema"`}},
 		{"not a mapping", "- a\n- b\n", []string{"(file)", "mapping"}},
 		{"not YAML", "a: [\n", []string{"not valid YAML"}},
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"net/url"
+	"strings"
 
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
@@ -31,6 +32,9 @@ func (c Config) Validate() error {
 	if c.Database.Schema == "" || provisioning.CheckSchema(c.Database.Schema) != nil {
 		return invalid("database.schema", c.Database.Schema, "must be a lower-case SQL identifier")
 	}
+	if reason, taken := schemaNotTheJobs(c.Database.Schema); taken {
+		return invalid("database.schema", c.Database.Schema, "must be a schema of the job's own: %s", reason)
+	}
 	switch c.Release.Mode {
 	case ReleaseDirty:
 	case "unclaim":
@@ -54,4 +58,19 @@ func (c Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// schemaNotTheJobs tells whether schema belongs to someone else. public is
+// KEB's: KEB keeps its tables there (internal/storage/postsql/init.go,
+// schemaName) with golang-migrate's bookkeeping (public.schema_migrations),
+// and a drop or a down migration of the job's must never reach them.
+// PostgreSQL keeps pg_* and information_schema for itself.
+func schemaNotTheJobs(schema string) (reason string, taken bool) {
+	switch {
+	case schema == "public":
+		return "public holds KEB's tables and KEB's schema_migrations", true
+	case schema == "information_schema", strings.HasPrefix(schema, "pg_"):
+		return "PostgreSQL reserves it for its catalog", true
+	}
+	return "", false
 }

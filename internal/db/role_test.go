@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-migrate/migrate/v4"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
@@ -221,6 +222,13 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("Migrate as the runtime role on an up-to-date schema: %v", err)
 	}
+	// Migrate does not even start golang-migrate on a current schema; were
+	// it started, it would pass too: its lock is an advisory lock, which
+	// needs no privilege, and it looks for its table before creating it.
+	err := s.withMigrator(ctx, false, func(m *migrate.Migrate, _ *recordingDriver) error { return m.Up() })
+	if !errors.Is(err, migrate.ErrNoChange) {
+		t.Fatalf("golang-migrate's Up as the runtime role on an up-to-date schema: %v, want %v", err, migrate.ErrNoChange)
+	}
 	now := time.Now()
 	two := 2
 	pool := hap.Pool{HyperscalerType: "aws"}
@@ -277,6 +285,23 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
 	if pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
+	}
+
+	// A schema behind the release (the owner's step skipped): the runtime
+	// role says so when it may not migrate (a dry run), and its migrate is
+	// refused rather than run on an old schema.
+	if _, err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).MigrateDown(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) || !containsAll(err.Error(), `schema "hap" needs version 8`, "at version 7") {
+		t.Errorf("RequireCurrentSchema on a schema at 7: %v", err)
+	}
+	var pgErr *pgconn.PgError
+	if err := s.Migrate(ctx); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
+		t.Errorf("Migrate as the runtime role on a schema at 7: %v, want permission denied (42501)", err)
+	}
+	if v, err := s.SchemaVersion(ctx); err != nil || v.Version != 7 || v.Dirty {
+		t.Errorf("after the refused migrate: %+v, %v; want version 7, clean", v, err)
 	}
 }
 

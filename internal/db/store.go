@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -43,6 +44,11 @@ type Store struct {
 	db     *gorm.DB
 	sqlDB  *sql.DB
 	schema string
+	// connConfig is what sqlDB connects with; the migrator opens
+	// connections of its own from a copy (migrate.go).
+	connConfig *pgx.ConnConfig
+	// statementTimeout also bounds the wait for the migration lock.
+	statementTimeout time.Duration
 	// secrets are the password's spellings, kept to scrub them from every
 	// error this package returns.
 	secrets []string
@@ -115,7 +121,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		_ = sqlDB.Close()
 		return nil, scrub(fmt.Errorf("set up gorm on %s: %w", Redact(dsn), err), secrets)
 	}
-	return &Store{db: gdb, sqlDB: sqlDB, schema: opts.Schema, secrets: secrets}, nil
+	return &Store{db: gdb, sqlDB: sqlDB, schema: opts.Schema, connConfig: cfg, statementTimeout: opts.StatementTimeout, secrets: secrets}, nil
 }
 
 // Close closes every connection.

@@ -282,3 +282,60 @@ func toYAML(t *testing.T, v any) []byte {
 	}
 	return out
 }
+
+// The migration step is a Helm hook by default and, switched on as KEB's
+// migratorJobs.argosync, an Argo CD PreSync hook, its ConfigMap one sync
+// wave before the Job; with the Helm hook switched off it carries Argo CD's
+// annotations alone. Neither is refused: a plain Job would block upgrades.
+func TestMigrationHookIsHelmsOrArgoCDs(t *testing.T) {
+	helm := helmBin(t)
+	hooks := func(args ...string) (cm, job map[string]string) {
+		t.Helper()
+		_, objs := render(t, helm, "kcp-system", append(slices.Clone(project), args...)...)
+		return find(t, objs, "ConfigMap", releaseName+"-migrate").GetAnnotations(), find(t, objs, "Job", releaseName+"-migrate").GetAnnotations()
+	}
+	has := func(what string, annotations map[string]string, want map[string]string) {
+		t.Helper()
+		for k, v := range want {
+			if annotations[k] != v {
+				t.Errorf("%s: annotation %s = %q, want %q (all: %v)", what, k, annotations[k], v, annotations)
+			}
+		}
+	}
+	lacks := func(what string, annotations map[string]string, prefix string) {
+		t.Helper()
+		for k := range annotations {
+			if strings.HasPrefix(k, prefix) {
+				t.Errorf("%s: unexpected annotation %s", what, k)
+			}
+		}
+	}
+	helmCM := map[string]string{"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-weight": "-10"}
+	helmJob := map[string]string{"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-weight": "0",
+		"helm.sh/hook-delete-policy": "before-hook-creation,hook-succeeded"}
+
+	cm, job := hooks()
+	has("default ConfigMap", cm, helmCM)
+	has("default Job", job, helmJob)
+	lacks("default ConfigMap", cm, "argocd.argoproj.io/")
+	lacks("default Job", job, "argocd.argoproj.io/")
+
+	cm, job = hooks("--set", "hapReconciler.migrations.argosync.enabled=true", "--set-string", "hapReconciler.migrations.argosync.syncwave=5")
+	has("argosync ConfigMap", cm, map[string]string{"argocd.argoproj.io/hook": "PreSync", "argocd.argoproj.io/sync-wave": "4"})
+	has("argosync Job", job, map[string]string{"argocd.argoproj.io/hook": "PreSync", "argocd.argoproj.io/sync-wave": "5",
+		"argocd.argoproj.io/hook-delete-policy": "BeforeHookCreation,HookSucceeded"})
+	has("argosync ConfigMap, Helm's too", cm, helmCM)
+	has("argosync Job, Helm's too", job, helmJob)
+
+	cm, job = hooks("--set", "hapReconciler.migrations.argosync.enabled=true", "--set", "hapReconciler.migrations.helmhook.enabled=false")
+	has("Argo CD alone, ConfigMap", cm, map[string]string{"argocd.argoproj.io/hook": "PreSync", "argocd.argoproj.io/sync-wave": "-1"})
+	has("Argo CD alone, Job", job, map[string]string{"argocd.argoproj.io/hook": "PreSync", "argocd.argoproj.io/sync-wave": "0"})
+	lacks("Argo CD alone, ConfigMap", cm, "helm.sh/")
+	lacks("Argo CD alone, Job", job, "helm.sh/")
+
+	out, err := runErr(helm, "template", releaseName, chartDir, "--kube-version", kubeVersion, "--set", "gardener.project=kyma-dev",
+		"--set", "hapReconciler.migrations.helmhook.enabled=false")
+	if err == nil || !strings.Contains(out, "hapReconciler.migrations: enable helmhook, argosync or both") {
+		t.Errorf("no hook at all: want the chart to refuse it naming hapReconciler.migrations, got %v:\n%s", err, out)
+	}
+}

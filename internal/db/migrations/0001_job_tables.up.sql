@@ -1,9 +1,11 @@
--- The job's own tables. {{schema}} is replaced by the configured schema.
+-- The job's own tables. Names are unqualified: every migration runs with
+-- search_path set to the job's schema alone (database.schema), so the same
+-- files serve any schema and nothing lands in KEB's public schema.
 
 -- Disagreements between KEB's database and Gardener. A finding stays open
 -- (resolved_at IS NULL) while runs keep producing it; at most one open row per
 -- (binding_name, kind, global_account_id).
-CREATE TABLE {{schema}}.binding_drift (
+CREATE TABLE binding_drift (
     id                bigserial   PRIMARY KEY,
     binding_name      text        NOT NULL,
     global_account_id text        NOT NULL DEFAULT '',
@@ -19,12 +21,12 @@ CREATE TABLE {{schema}}.binding_drift (
     resolved_at       timestamptz NULL
 );
 CREATE UNIQUE INDEX binding_drift_open_key
-    ON {{schema}}.binding_drift (binding_name, kind, global_account_id)
+    ON binding_drift (binding_name, kind, global_account_id)
     WHERE resolved_at IS NULL;
 
 -- What provisioning picks from. Rewritten whole by every run; between runs
 -- only provisioning touches it, bumping reserved.
-CREATE TABLE {{schema}}.binding_candidates (
+CREATE TABLE binding_candidates (
     binding_name      text        PRIMARY KEY,
     global_account_id text        NOT NULL, -- '' for the rows of a shared pool
     hyperscaler_type  text        NOT NULL,
@@ -40,11 +42,11 @@ CREATE TABLE {{schema}}.binding_candidates (
     computed_at       timestamptz NOT NULL
 );
 CREATE INDEX binding_candidates_pick
-    ON {{schema}}.binding_candidates (global_account_id, hyperscaler_type, eu_access, rank);
+    ON binding_candidates (global_account_id, hyperscaler_type, eu_access, rank);
 
 -- One row per instance provisioning placed since the counts were taken: it
 -- counts against the binding until a run sees the instance in KEB's table.
-CREATE TABLE {{schema}}.binding_reservations (
+CREATE TABLE binding_reservations (
     instance_id       text        PRIMARY KEY,
     binding_name      text        NOT NULL,
     global_account_id text        NOT NULL,
@@ -53,10 +55,10 @@ CREATE TABLE {{schema}}.binding_reservations (
     reserved_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX binding_reservations_binding
-    ON {{schema}}.binding_reservations (binding_name);
+    ON binding_reservations (binding_name);
 
 -- Since when a claimed binding has been seen empty, run after run.
-CREATE TABLE {{schema}}.binding_empty_since (
+CREATE TABLE binding_empty_since (
     binding_name      text        PRIMARY KEY,
     global_account_id text        NOT NULL,
     empty_since       timestamptz NOT NULL,
@@ -64,7 +66,7 @@ CREATE TABLE {{schema}}.binding_empty_since (
 );
 
 -- Every release decision and what came of it, dry runs included.
-CREATE TABLE {{schema}}.binding_releases (
+CREATE TABLE binding_releases (
     id                bigserial   PRIMARY KEY,
     binding_name      text        NOT NULL,
     global_account_id text        NOT NULL,
@@ -77,4 +79,4 @@ CREATE TABLE {{schema}}.binding_releases (
     created_at        timestamptz NOT NULL
 );
 CREATE INDEX binding_releases_binding
-    ON {{schema}}.binding_releases (binding_name, created_at);
+    ON binding_releases (binding_name, created_at);

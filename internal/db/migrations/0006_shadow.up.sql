@@ -3,7 +3,7 @@
 -- shadow job). A rewrite closes the versions of the rows it changes or
 -- removes and opens one for each row it writes; valid_to NULL is the row
 -- the table holds now. Both times are the database's.
-CREATE TABLE {{schema}}.candidate_history (
+CREATE TABLE candidate_history (
     binding_name      text        NOT NULL,
     global_account_id text        NOT NULL,
     hyperscaler_type  text        NOT NULL,
@@ -19,13 +19,13 @@ CREATE TABLE {{schema}}.candidate_history (
     valid_to          timestamptz NULL
 );
 CREATE INDEX candidate_history_open
-    ON {{schema}}.candidate_history (binding_name) WHERE valid_to IS NULL;
+    ON candidate_history (binding_name) WHERE valid_to IS NULL;
 CREATE INDEX candidate_history_group
-    ON {{schema}}.candidate_history (global_account_id, hyperscaler_type, eu_access, valid_from);
+    ON candidate_history (global_account_id, hyperscaler_type, eu_access, valid_from);
 
 -- Every rewrite of the candidate table: when it was committed and the
 -- snapshot it was computed from, so the table's age at any moment is known.
-CREATE TABLE {{schema}}.candidate_rewrites (
+CREATE TABLE candidate_rewrites (
     written_at  timestamptz PRIMARY KEY,
     snapshot_at timestamptz NOT NULL
 );
@@ -33,7 +33,7 @@ CREATE TABLE {{schema}}.candidate_rewrites (
 -- Each instance KEB placed, compared once with the table's answer at that
 -- moment. outcome: agree, or the reason they part (deviation, drift, claim,
 -- staleness).
-CREATE TABLE {{schema}}.shadow_picks (
+CREATE TABLE shadow_picks (
     instance_id       text        PRIMARY KEY,
     global_account_id text        NOT NULL,
     hyperscaler_type  text        NOT NULL,
@@ -46,4 +46,4 @@ CREATE TABLE {{schema}}.shadow_picks (
     snapshot_at       timestamptz NULL,
     compared_at       timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX shadow_picks_picked_at ON {{schema}}.shadow_picks (picked_at);
+CREATE INDEX shadow_picks_picked_at ON shadow_picks (picked_at);

@@ -4,7 +4,7 @@
 -- candidates run ends a withdrawal once a snapshot taken after it shows the
 -- binding without dirty, or gone; RecordClaim ends it when KEB claims the
 -- binding anew.
-CREATE TABLE {{schema}}.withdrawn_bindings (
+CREATE TABLE withdrawn_bindings (
     binding_name text        PRIMARY KEY,
     withdrawn_at timestamptz NOT NULL
 );

@@ -10,9 +10,9 @@
 --   the binding has moved past it, the update can no longer land.
 -- Rows written before this migration keep intent_id and resource_version
 -- NULL; their intents are settled as before (see release_intents.go).
-ALTER TABLE {{schema}}.binding_releases
+ALTER TABLE binding_releases
     ALTER COLUMN created_at SET DEFAULT clock_timestamp(),
     ADD COLUMN intent_id bigint,
     ADD COLUMN resource_version text;
 CREATE UNIQUE INDEX binding_releases_intent
-    ON {{schema}}.binding_releases (intent_id) WHERE intent_id IS NOT NULL;
+    ON binding_releases (intent_id) WHERE intent_id IS NOT NULL;

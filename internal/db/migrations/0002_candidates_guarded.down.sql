@@ -1,0 +1,1 @@
+ALTER TABLE binding_candidates DROP COLUMN guarded;

@@ -1,0 +1,1 @@
+DROP TABLE pool_history;

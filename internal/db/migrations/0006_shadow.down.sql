@@ -1,0 +1,3 @@
+DROP TABLE shadow_picks;
+DROP TABLE candidate_rewrites;
+DROP TABLE candidate_history;

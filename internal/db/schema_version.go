@@ -1,0 +1,97 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// ErrSchemaNotCurrent means the job's schema is not at the version this
+// release needs, and the caller may not migrate it (a dry run).
+var ErrSchemaNotCurrent = errors.New("the job's schema is not at this release's version")
+
+// SchemaVersion is what the job's schema records, as read without writing.
+type SchemaVersion struct {
+	Schema string
+	// Version is the newest migration applied, 0 for none.
+	Version uint
+	// Dirty: the migration Version failed part-way (golang-migrate's mark).
+	Dirty bool
+	// Legacy: only the migrator of releases before golang-migrate recorded
+	// the schema (its schema_migrations table); the next migrate takes it
+	// over.
+	Legacy bool
+	// Latest is the newest migration this release has.
+	Latest uint
+}
+
+// Current says whether the schema is exactly what this release needs.
+func (v SchemaVersion) Current() bool {
+	return !v.Legacy && !v.Dirty && v.Version == v.Latest
+}
+
+// Err explains what keeps the schema from being current, wrapping
+// ErrSchemaNotCurrent; nil when it is.
+func (v SchemaVersion) Err() error {
+	var why string
+	switch {
+	case v.Current():
+		return nil
+	case v.Dirty:
+		why = fmt.Sprintf("migration %d failed part-way and is marked dirty in %s.%s", v.Version, v.Schema, MigrationsTable)
+	case v.Legacy:
+		why = fmt.Sprintf("it is recorded at version %d by the migrator of earlier releases (%s.%s), not yet taken over by this release's", v.Version, v.Schema, legacyTable)
+	case v.Version == 0:
+		why = "no migration is recorded"
+	case v.Version < v.Latest:
+		why = fmt.Sprintf("it is at version %d", v.Version)
+	default:
+		why = fmt.Sprintf("it is at version %d, newer than this release knows", v.Version)
+	}
+	return fmt.Errorf("%w: schema %q needs version %d and %s", ErrSchemaNotCurrent, v.Schema, v.Latest, why)
+}
+
+// SchemaVersion reads the version the job's schema records. It only reads
+// (no lock, no table created), so any role that may read the migrations
+// table can ask.
+func (s *Store) SchemaVersion(ctx context.Context) (SchemaVersion, error) {
+	all, err := migrations()
+	if err != nil {
+		return SchemaVersion{}, err
+	}
+	v := SchemaVersion{Schema: s.schema, Latest: all[len(all)-1].Version}
+	var table *string
+	if err := s.sqlDB.QueryRowContext(ctx, "SELECT to_regclass($1)::text", s.table(MigrationsTable)).Scan(&table); err != nil {
+		return v, s.wrap("read the schema's version", err)
+	}
+	recorded := false
+	if table != nil {
+		err := s.sqlDB.QueryRowContext(ctx, "SELECT version, dirty FROM "+s.table(MigrationsTable)+" LIMIT 1").Scan(&v.Version, &v.Dirty)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return v, s.wrap("read the schema's version", err)
+		}
+		recorded = err == nil
+	}
+	if !recorded {
+		legacy, err := s.legacyVersions(ctx)
+		if err != nil {
+			return v, s.wrap("read the schema's version", err)
+		}
+		if len(legacy) > 0 {
+			v.Version, v.Legacy = legacy[len(legacy)-1], true
+		}
+	}
+	return v, nil
+}
+
+// RequireCurrentSchema returns nil when the schema is at this release's
+// version, and otherwise an error wrapping ErrSchemaNotCurrent that says
+// where it stands. It only reads.
+func (s *Store) RequireCurrentSchema(ctx context.Context) error {
+	v, err := s.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	return v.Err()
+}
