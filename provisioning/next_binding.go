@@ -119,7 +119,15 @@ func (req Request) maxAge() time.Duration {
 //   - added: the GA's active instances on a binding of the group that the
 //     rewrite did not list there, among those that can have been placed
 //     since: created after instances_read_at less placementMargin (KEB's
-//     index on created_at) or listed then without a binding.
+//     index on created_at) or listed then without a binding. The second
+//     bound on created_at, now less MaxAge and the margin, never excludes a
+//     row the first includes while the table is fresh enough to answer
+//     (instances were listed after the snapshot, by the same clock), but
+//     the planner can estimate it: the first bound is known only when the
+//     statement runs, so PostgreSQL would assume a third of KEB's table,
+//     and at 400,000 instances that estimate alone lifts the plan's cost
+//     past jit_above_cost, so every pick would spend some 80 ms compiling
+//     it (measured at XL; docs/benchmarks.md).
 //   - KEB's count now is kept + added, exactly what
 //     GetInstanceCountPerBinding counts (active, owner = the subscription GA
 //     when set, else the instance's GA). A reservation counts on top while
@@ -216,6 +224,7 @@ since AS (
     SELECT i.instance_id, i.binding_name, i.owned
     FROM live i
     WHERE i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
+      AND i.created_at > now() - make_interval(secs => $5 + $10)
       AND i.binding_name IN (SELECT binding_name FROM grp)
     UNION
     SELECT i.instance_id, i.binding_name, i.owned
@@ -260,6 +269,7 @@ unsure AS (
     FROM live i
     WHERE i.owned AND coalesce(i.binding_name, '') <> ''
       AND i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
+      AND i.created_at > now() - make_interval(secs => $5 + $10)
     UNION
     SELECT i.binding_name
     FROM %[1]s.snapshot_instances s
