@@ -22,6 +22,9 @@ type JobQueue struct {
 	Env              *Env
 	Stopping, JobCtx context.Context
 	DryRun           jobs.DryRun
+	// Completed, when set, hears of every run that ended, whatever its
+	// outcome (Liveness.Completed).
+	Completed func(job string)
 
 	oneAtATime sync.Mutex
 }
@@ -36,6 +39,9 @@ func (q *JobQueue) Run(job, why string) {
 		return
 	}
 	err := q.Env.Runner.Run(q.JobCtx, jobs.Options{Jobs: []string{job}, DryRun: q.DryRun})
+	if q.Completed != nil {
+		q.Completed(job)
+	}
 	switch {
 	case errors.Is(err, jobs.ErrLockHeld):
 		q.Env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))
