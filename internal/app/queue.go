@@ -38,6 +38,9 @@ func (q *JobQueue) Run(job, why string) {
 		q.Env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
 		return
 	}
+	if err := q.Env.ReloadGardener(q.JobCtx); err != nil {
+		q.Env.Log.Error("reading Gardener with the kubeconfig loaded before", zap.String("job", job), zap.Error(err))
+	}
 	err := q.Env.Runner.Run(q.JobCtx, jobs.Options{Jobs: []string{job}, DryRun: q.DryRun})
 	if q.Completed != nil {
 		q.Completed(job)
