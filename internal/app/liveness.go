@@ -13,6 +13,12 @@ import (
 // without a run of it completing before serve counts its scheduler as stuck.
 const DefaultStuckAfterRuns = 3
 
+// minStuckWindow is the least time a job may go without a completed run
+// before it counts as stuck, whatever its schedule: at XL a run takes about
+// a minute and the jobs wait for each other, so a schedule of seconds must
+// not make a slow run look like a stuck scheduler.
+const minStuckWindow = 10 * time.Minute
+
 // Liveness tells whether serve's scheduler still completes runs: every job
 // must complete a run, whatever its outcome, before the stuckAfter-th of its
 // scheduled times after its last completed run (or after scheduling
@@ -79,7 +85,8 @@ func (l *Liveness) Stuck() []string {
 }
 
 // stuckJobs names the jobs whose stuckAfter-th scheduled time after their
-// last completed run has passed at now, saying since when.
+// last completed run has passed at now (minStuckWindow after it at the
+// earliest), saying since when.
 func stuckJobs(schedules map[string]cron.Schedule, last map[string]time.Time, stuckAfter int, now time.Time) []string {
 	var out []string
 	for job, s := range schedules {
@@ -87,6 +94,7 @@ func stuckJobs(schedules map[string]cron.Schedule, last map[string]time.Time, st
 		for range stuckAfter {
 			deadline = s.Next(deadline)
 		}
+		deadline = later(deadline, last[job].Add(minStuckWindow))
 		if now.After(deadline) {
 			out = append(out, fmt.Sprintf("job %s: no run completed since %s; %d scheduled runs were due by %s",
 				job, last[job].UTC().Format(time.RFC3339), stuckAfter, deadline.UTC().Format(time.RFC3339)))
@@ -94,4 +102,11 @@ func stuckJobs(schedules map[string]cron.Schedule, last map[string]time.Time, st
 	}
 	sort.Strings(out)
 	return out
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

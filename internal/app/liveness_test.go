@@ -120,3 +120,23 @@ func TestAFailedRunKeepsTheSchedulerAlive(t *testing.T) {
 		}
 	}
 }
+
+// A schedule of seconds gives a job ten minutes all the same: runs at scale
+// take a minute and wait for each other.
+func TestAShortScheduleIsNotStuckWithinTenMinutes(t *testing.T) {
+	clock := &testClock{}
+	clock.set(10, 0, 0)
+	liveness, err := NewLiveness(map[string]string{"metrics": "@every 30s"}, 3, clock.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveness.Start()
+	clock.set(10, 10, 0)
+	if stuck := liveness.Stuck(); len(stuck) != 0 {
+		t.Fatalf("ten minutes after the start: %v, want nothing stuck", stuck)
+	}
+	clock.set(10, 10, 1)
+	if stuck := liveness.Stuck(); len(stuck) != 1 {
+		t.Fatalf("past ten minutes without a run: %v, want metrics stuck", stuck)
+	}
+}
