@@ -12,8 +12,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
-	"github.com/kyma-project/hap-reconciler/internal/db"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 // globals are the flags every command shares.
@@ -93,7 +93,7 @@ func withArgsRedacted(err error, args []string) error {
 		if !strings.Contains(arg, "@") && !strings.Contains(strings.ToLower(arg), "password") {
 			continue
 		}
-		msg = strings.ReplaceAll(msg, arg, db.Redact(arg))
+		msg = strings.ReplaceAll(msg, arg, redact.String(arg))
 	}
 	if msg == err.Error() {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 func runCmd(g *globals) *cobra.Command {
@@ -90,9 +91,9 @@ func pushMetrics(ctx context.Context, env *environment, url string) {
 	switch {
 	case errors.Is(err, metrics.ErrNotCarried):
 		env.Log.Warn("pushed the run's metrics, but could not read the previous group from the Pushgateway",
-			zap.String("pushgateway", url), zap.Error(err))
+			zap.String("pushgateway", redact.String(url)), zap.Error(err))
 	case err != nil:
 		env.Log.Error("pushing metrics to the Pushgateway failed; the run's work stands",
-			zap.String("pushgateway", url), zap.Error(err))
+			zap.String("pushgateway", redact.String(url)), zap.Error(err))
 	}
 }

@@ -13,8 +13,9 @@ import (
 
 func serveCmd(g *globals) *cobra.Command {
 	var (
-		listen string
-		dry    dryRunFlags
+		listen         string
+		stuckAfterRuns int
+		dry            dryRunFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -23,14 +24,23 @@ func serveCmd(g *globals) *cobra.Command {
 configuration (schedules.*), never overlapping itself or another job of this
 process, and across pods only one run per landscape holds the lock. SIGTERM
 stops scheduling and lets the running job finish (or cancels it after a grace
-period, which leaves everything consistent).`,
+period, which leaves everything consistent).
+
+/readyz answers 200 once the first full list of Gardener is held and the
+schedules run. /healthz answers 503 once a job has completed no run, whatever
+its outcome, for --stuck-after-runs of its scheduled times: the scheduler is
+stuck, and the liveness probe restarts the pod.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if stuckAfterRuns < 1 {
+				return usageError{fmt.Errorf("--stuck-after-runs %d: want at least 1", stuckAfterRuns)}
+			}
 			srv, err := g.openServer(cmd.Context(), dry)
 			if err != nil {
 				return err
 			}
 			defer srv.Close()
+			srv.StuckAfterRuns = stuckAfterRuns
 			ln, err := listenOn(srv, listen)
 			if err != nil {
 				return err
@@ -39,6 +49,8 @@ period, which leaves everything consistent).`,
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
+	cmd.Flags().IntVar(&stuckAfterRuns, "stuck-after-runs", app.DefaultStuckAfterRuns,
+		"fail /healthz once a job completed no run for this many of its scheduled times")
 	dry.register(cmd.Flags())
 	return cmd
 }

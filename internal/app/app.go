@@ -4,6 +4,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -73,6 +74,8 @@ type Env struct {
 
 	// watch is the watch Open started, if any.
 	watch *watchedPort
+	// kubeconfig is the file the Gardener API was opened from, if any.
+	kubeconfig *kubeconfigFile
 }
 
 // Open resolves the configuration once, connects what needs asks for and
@@ -85,7 +88,8 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, err = loadKubeconfig(s, needs); err != nil {
+	s, kubeconfig, err := loadKubeconfig(s, needs)
+	if err != nil {
 		return nil, err
 	}
 	env := &Env{Config: s.Config, Jobs: settings, Metrics: metrics.New(), Log: s.Log}
@@ -108,6 +112,14 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		}
 		ports.Gardener, env.watch = source.port, source.watch
 		env.Config.Namespace = source.namespace
+		if kubeconfig != nil {
+			kubeconfig.open = func(cfg *rest.Config) (gardenerSource, error) {
+				again := s
+				again.RESTConfig = cfg
+				return openGardener(again)
+			}
+			env.kubeconfig = kubeconfig
+		}
 	}
 	env.Runner = jobs.NewRunner(settings, ports, locker)
 	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: settings.Rules, Now: s.Now, Log: s.Log}
@@ -186,22 +198,33 @@ func databaseURL(s Settings) (url, source string, err error) {
 // loadKubeconfig reads the kubeconfig when the job will ask the Gardener
 // API, before anything connects: a kubeconfig that cannot be read, or none
 // outside a cluster, is the caller's to correct, whatever else would fail.
-func loadKubeconfig(s Settings, needs Needs) (Settings, error) {
+// It returns the file as read, for Env.ReloadGardener; none when the
+// config was given or comes from the cluster.
+func loadKubeconfig(s Settings, needs Needs) (Settings, *kubeconfigFile, error) {
 	readsAPI := (needs.Gardener || s.Watch != nil) && s.Gardener == nil && len(s.GardenerFiles) == 0
 	if !readsAPI || s.RESTConfig != nil {
-		return s, nil
+		return s, nil, nil
 	}
+	// The content is read before the config: should it change in
+	// between, the next reload sees a difference and loads it again. The
+	// loader's error says more, so it goes first.
+	fingerprint, readErr := gardener.KubeconfigFingerprint(s.Kubeconfig)
 	cfg, err := gardener.RESTConfig(s.Kubeconfig)
-	if err != nil {
-		return s, &InputError{Flag: "--kubeconfig", Err: err}
+	if err = cmp.Or(err, readErr); err != nil {
+		return s, nil, &InputError{Flag: "--kubeconfig", Err: err}
 	}
 	s.RESTConfig = cfg
-	return s, nil
+	if fingerprint == "" {
+		return s, nil, nil
+	}
+	return s, &kubeconfigFile{path: s.Kubeconfig, fingerprint: fingerprint}, nil
 }
 
-// gardenerSource is where the jobs read Gardener from, and the namespace.
+// gardenerSource is where the jobs read Gardener from, and the namespace;
+// live is the API's port when the source is the API.
 type gardenerSource struct {
 	port      jobs.Gardener
+	live      *gardenerPort
 	watch     *watchedPort
 	namespace string
 }
@@ -236,14 +259,14 @@ func openGardener(s Settings) (gardenerSource, error) {
 	live := &gardenerPort{client: client, log: s.Log}
 	explain := explainingGardener{Gardener: live, namespace: namespace, host: cfg.Host}
 	if s.Watch == nil {
-		return gardenerSource{port: explain, namespace: namespace}, nil
+		return gardenerSource{port: explain, live: live, namespace: namespace}, nil
 	}
 	watched, err := watchGardener(live, s.Watch, s.Log)
 	if err != nil {
 		return gardenerSource{}, err
 	}
 	explain.Gardener = watched
-	return gardenerSource{port: explain, watch: watched, namespace: namespace}, nil
+	return gardenerSource{port: explain, live: live, watch: watched, namespace: namespace}, nil
 }
 
 // openExports reads the export files and says so in the log: a job that

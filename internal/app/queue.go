@@ -22,6 +22,9 @@ type JobQueue struct {
 	Env              *Env
 	Stopping, JobCtx context.Context
 	DryRun           jobs.DryRun
+	// Completed, when set, hears of every run that ended, whatever its
+	// outcome (Liveness.Completed).
+	Completed func(job string)
 
 	oneAtATime sync.Mutex
 }
@@ -35,7 +38,13 @@ func (q *JobQueue) Run(job, why string) {
 		q.Env.Log.Info("stopping: not starting a run that waited for another", zap.String("job", job))
 		return
 	}
+	if err := q.Env.ReloadGardener(q.JobCtx); err != nil {
+		q.Env.Log.Error("reading Gardener with the kubeconfig loaded before", zap.String("job", job), zap.Error(err))
+	}
 	err := q.Env.Runner.Run(q.JobCtx, jobs.Options{Jobs: []string{job}, DryRun: q.DryRun})
+	if q.Completed != nil {
+		q.Completed(job)
+	}
 	switch {
 	case errors.Is(err, jobs.ErrLockHeld):
 		q.Env.Log.Info("another pod holds this landscape's lock; skipping this run", zap.String("job", job))

@@ -1,11 +1,13 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +30,11 @@ const ShutdownGrace = 45 * time.Second
 // changes and shutdown.
 type Server struct {
 	*Env
+	// StuckAfterRuns is how many of a job's scheduled times may pass
+	// without a run of it completing before /healthz fails (Liveness);
+	// 0 means DefaultStuckAfterRuns.
+	StuckAfterRuns int
+
 	dryRun     jobs.DryRun
 	jobCtx     context.Context
 	cancelJobs context.CancelFunc
@@ -64,9 +71,13 @@ func (sv *Server) Close() {
 // ctx ends: then it stops scheduling, lets the running job finish (or
 // cancels it after ShutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
+	liveness, err := NewLiveness(sv.Jobs.Schedules, cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	if err != nil {
+		return err
+	}
 	sv.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var ready atomic.Bool
-	srv := &http.Server{Handler: sv.handler(&ready), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: sv.handler(&ready, liveness), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			sv.Log.Error("http server stopped", zap.Error(err))
@@ -74,7 +85,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}()
 	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
 
-	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun}
+	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun, Completed: liveness.Completed}
 	scheduler, err := queue.Schedule()
 	if err != nil {
 		return err
@@ -87,6 +98,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(reacting)
 		queue.ReactToChanges(sv.changes)
 	}()
+	liveness.Start()
 	scheduler.Start()
 	ready.Store(true)
 
@@ -106,12 +118,21 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return srv.Shutdown(shutdownCtx)
 }
 
-// handler serves the metrics, liveness, and readiness once the first full
-// picture of Gardener is held and the schedules run.
-func (sv *Server) handler(ready *atomic.Bool) http.Handler {
+// handler serves the metrics; liveness (/healthz, the chart's liveness
+// probe), which fails once the scheduler is stuck (Liveness), so the
+// kubelet restarts the pod; and readiness (/readyz, the readiness probe)
+// once the first full picture of Gardener is held and the schedules run.
+func (sv *Server) handler(ready *atomic.Bool, liveness *Liveness) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(sv.Metrics.Registry, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if stuck := liveness.Stuck(); len(stuck) > 0 {
+			sv.Log.Error("the scheduler is stuck: /healthz fails, so the kubelet restarts the pod", zap.Strings("stuck", stuck))
+			http.Error(w, "stuck: "+strings.Join(stuck, "; "), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !ready.Load() {
 			http.Error(w, "starting", http.StatusServiceUnavailable)

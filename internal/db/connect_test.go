@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 const (
@@ -45,7 +47,7 @@ func TestConnectionErrorsNeverShowThePassword(t *testing.T) {
 func assertNoSecret(t *testing.T, text string, passwords ...string) {
 	t.Helper()
 	for _, pw := range passwords {
-		for _, spelling := range spellings(pw) {
+		for _, spelling := range redact.Spellings(pw) {
 			if strings.Contains(text, spelling) {
 				t.Fatalf("%q shows password %q", text, spelling)
 			}
@@ -75,14 +77,14 @@ func TestJobRunsWithLeastPrivilege(t *testing.T) {
 }
 
 func TestScrubReplacesEverySpelling(t *testing.T) {
-	secrets := spellings("p@ss word/1")
-	err := scrub(fmt.Errorf("dial: %w", errors.New("bad user:p%40ss%20word%2F1 and p@ss+word%2F1 and p@ss word/1")), secrets)
+	secrets := redact.Spellings("p@ss word/1")
+	err := redact.Scrub(fmt.Errorf("dial: %w", errors.New("bad user:p%40ss%20word%2F1 and p@ss+word%2F1 and p@ss word/1")), secrets)
 	assertNoSecret(t, err.Error(), "p@ss word/1")
 	if errors.Unwrap(err) != nil {
 		t.Error("a scrubbed error must not unwrap to the text that held the password")
 	}
 	clean := errors.New("connection refused")
-	if got := scrub(clean, secrets); got != clean {
+	if got := redact.Scrub(clean, secrets); got != clean {
 		t.Errorf("an error without the password was replaced: %v", got)
 	}
 }
@@ -91,20 +93,20 @@ func TestScrubReplacesEverySpelling(t *testing.T) {
 // character: a one-character password leaves the rest of the message
 // readable, wherever else its character occurs.
 func TestScrubMasksAOneCharacterPasswordAsAWholeValue(t *testing.T) {
-	secrets := spellings("a")
-	err := scrub(errors.New(`connect to postgres://keb:a@db-a.example/broker?password=a&sslmode=disable: failed: password authentication failed for user "keb" (password 'a')`), secrets)
+	secrets := redact.Spellings("a")
+	err := redact.Scrub(errors.New(`connect to postgres://keb:a@db-a.example/broker?password=a&sslmode=disable: failed: password authentication failed for user "keb" (password 'a')`), secrets)
 	want := `connect to postgres://keb:xxxxx@db-a.example/broker?password=xxxxx&sslmode=disable: failed: password authentication failed for user "keb" (password 'xxxxx')`
 	if err.Error() != want {
 		t.Fatalf("scrubbed\n got %s\nwant %s", err, want)
 	}
 	// Its escaped forms too, as a value.
-	secrets = spellings("@")
-	err = scrub(errors.New("dial postgres://keb:%40@db: refused; password=%40 at host@db"), secrets)
+	secrets = redact.Spellings("@")
+	err = redact.Scrub(errors.New("dial postgres://keb:%40@db: refused; password=%40 at host@db"), secrets)
 	if want := "dial postgres://keb:xxxxx@db: refused; password=xxxxx at host@db"; err.Error() != want {
 		t.Fatalf("scrubbed\n got %s\nwant %s", err, want)
 	}
 	clean := errors.New(`password authentication failed for user "keb"`)
-	if got := scrub(clean, spellings("a")); got != clean {
+	if got := redact.Scrub(clean, redact.Spellings("a")); got != clean {
 		t.Errorf("a message without the password as a value was replaced: %v", got)
 	}
 }

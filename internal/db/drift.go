@@ -41,16 +41,17 @@ func (r driftRow) key() findingKey { return findingKey{r.BindingName, r.Kind, r.
 // RecordFindings stores the findings of one run, in one transaction: a
 // finding already open keeps its first_seen and gets this run's counts and
 // last_seen; a new one is opened; an open one this run did not produce is
-// resolved at now. It returns how many were opened and resolved.
-func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error) {
+// resolved at now. It returns the findings it opened and those it resolved.
+func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (hap.DriftChanges, error) {
 	rows, err := driftRows(findings, now)
 	if err != nil {
-		return 0, 0, err
+		return hap.DriftChanges{}, err
 	}
+	var changes hap.DriftChanges
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		changes = hap.DriftChanges{}
 		var open []driftRow
-		if err := tx.Table(s.table("binding_drift")).Select("id, binding_name, kind, global_account_id").
-			Where("resolved_at IS NULL").Find(&open).Error; err != nil {
+		if err := tx.Table(s.table("binding_drift")).Where("resolved_at IS NULL").Find(&open).Error; err != nil {
 			return fmt.Errorf("read open findings: %w", err)
 		}
 		current := make(map[findingKey]bool, len(rows))
@@ -63,14 +64,14 @@ func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now 
 			stillOpen[o.key()] = true
 			if !current[o.key()] {
 				gone = append(gone, o.ID)
+				changes.Resolved = append(changes.Resolved, o.openFinding())
 			}
 		}
-		for _, r := range rows {
+		for i, r := range rows {
 			if !stillOpen[r.key()] {
-				opened++
+				changes.Opened = append(changes.Opened, findings[i])
 			}
 		}
-		resolved = len(gone)
 		if err := s.upsertFindings(tx, rows); err != nil {
 			return err
 		}
@@ -84,9 +85,9 @@ func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now 
 		return nil
 	})
 	if err != nil {
-		return 0, 0, s.wrap("record findings", err)
+		return hap.DriftChanges{}, s.wrap("record findings", err)
 	}
-	return opened, resolved, nil
+	return changes, nil
 }
 
 // upsertFindings inserts new findings and refreshes open ones. The conflict
@@ -158,20 +159,25 @@ func (s *Store) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding,
 	}
 	out := make([]hap.OpenFinding, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, hap.OpenFinding{
-			Finding: hap.Finding{
-				BindingName:     r.BindingName,
-				GlobalAccountID: r.GlobalAccountID,
-				Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
-				Kind:            hap.FindingKind(r.Kind),
-				DBCount:         r.DBCount,
-				ShootCount:      r.ShootCount,
-				DeletingShoots:  r.DeletingShoots,
-				Detail:          r.Detail,
-			},
-			FirstSeen: r.FirstSeen,
-			LastSeen:  r.LastSeen,
-		})
+		out = append(out, r.openFinding())
 	}
 	return out, nil
+}
+
+// openFinding is the finding a row records, with when it was seen.
+func (r driftRow) openFinding() hap.OpenFinding {
+	return hap.OpenFinding{
+		Finding: hap.Finding{
+			BindingName:     r.BindingName,
+			GlobalAccountID: r.GlobalAccountID,
+			Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
+			Kind:            hap.FindingKind(r.Kind),
+			DBCount:         r.DBCount,
+			ShootCount:      r.ShootCount,
+			DeletingShoots:  r.DeletingShoots,
+			Detail:          r.Detail,
+		},
+		FirstSeen: r.FirstSeen,
+		LastSeen:  r.LastSeen,
+	}
 }

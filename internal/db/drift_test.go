@@ -20,13 +20,15 @@ func TestRecordFindingsKeepsFirstSeenAndResolvesWhatDisappeared(t *testing.T) {
 	t1 := time.Date(2025, 1, 1, 10, 0, 0, 0, time.UTC)
 	t2, t3 := t1.Add(time.Hour), t1.Add(2*time.Hour)
 
+	var changes hap.DriftChanges
 	record := func(now time.Time, findings ...hap.Finding) (int, int) {
 		t.Helper()
-		opened, resolved, err := s.RecordFindings(ctx, findings, now)
+		var err error
+		changes, err = s.RecordFindings(ctx, findings, now)
 		if err != nil {
 			t.Fatalf("RecordFindings at %s: %v", now, err)
 		}
-		return opened, resolved
+		return len(changes.Opened), len(changes.Resolved)
 	}
 
 	if opened, resolved := record(t1, mismatch(5), overLimit); opened != 2 || resolved != 0 {
@@ -34,6 +36,12 @@ func TestRecordFindingsKeepsFirstSeenAndResolvesWhatDisappeared(t *testing.T) {
 	}
 	if opened, resolved := record(t2, mismatch(7), crossTenant); opened != 1 || resolved != 1 {
 		t.Fatalf("second run: opened %d, resolved %d; want 1 (cross tenant), 1 (over limit)", opened, resolved)
+	}
+	if o := changes.Opened[0]; o != crossTenant {
+		t.Errorf("second run opened %+v, want the cross-tenant finding", o)
+	}
+	if r := changes.Resolved[0]; r.Finding != overLimit || !r.FirstSeen.Equal(t1) || !r.LastSeen.Equal(t1) {
+		t.Errorf("second run resolved %+v, want the over-limit finding as seen at %s", r, t1)
 	}
 
 	open, err := s.OpenFindings(ctx, "ga-a")
@@ -74,7 +82,7 @@ func TestRecordFindingsKeepsFirstSeenAndResolvesWhatDisappeared(t *testing.T) {
 func TestRecordFindingsRefusesDuplicates(t *testing.T) {
 	s, _ := migratedStore(t)
 	f := hap.Finding{BindingName: "b-1", GlobalAccountID: "ga-a", Kind: hap.KindOverLimit}
-	_, _, err := s.RecordFindings(testContext(t), []hap.Finding{f, f}, time.Now())
+	_, err := s.RecordFindings(testContext(t), []hap.Finding{f, f}, time.Now())
 	if err == nil || !containsAll(err.Error(), `"b-1"`, `"over_limit"`, "twice") {
 		t.Fatalf("duplicate findings: %v; want an error naming them", err)
 	}

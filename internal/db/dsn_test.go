@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 func TestDSNFromEnv(t *testing.T) {
@@ -27,7 +29,7 @@ func TestDSNFromEnv(t *testing.T) {
 		}
 		cfg, err := pgx.ParseConfig(dsn)
 		if err != nil {
-			t.Fatalf("the driver cannot parse %s: %v", Redact(dsn), err)
+			t.Fatalf("the driver cannot parse %s: %v", redact.String(dsn), err)
 		}
 		if cfg.Host != "keb-db.kcp-system" || cfg.Port != 6543 || cfg.User != "keb" || cfg.Password != "p@ss:w/rd%" || cfg.Database != "broker" {
 			t.Errorf("parsed back as host %q port %d user %q password ok %v database %q",

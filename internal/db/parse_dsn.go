@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 // URLError is a connection string the driver cannot use: the caller's input
@@ -25,23 +27,21 @@ func (e *URLError) Error() string { return e.msg }
 // driver's own message repeats the string with a redaction of its own, which
 // misses a password holding ':' or '@'.
 func parseDSN(dsn string) (*pgx.ConnConfig, []string, error) {
-	d := dissect(dsn)
-	secrets := spellings(d.passwords...)
-	if d.flaw != "" {
-		return nil, secrets, &URLError{fmt.Sprintf("database URL %s: %s", d.shown, d.flaw)}
+	d := redact.Dissect(dsn)
+	secrets := redact.Spellings(d.Passwords...)
+	if d.Flaw != "" {
+		return nil, secrets, &URLError{fmt.Sprintf("database URL %s: %s", d.Shown, d.Flaw)}
 	}
-	if urlScheme.MatchString(dsn) {
-		// The driver reads any other scheme as key=value pairs and says
-		// only that they are invalid.
-		if scheme := schemeOf(dsn); scheme != "postgres" && scheme != "postgresql" {
-			return nil, secrets, &URLError{fmt.Sprintf("database URL %s: scheme %q: want postgres or postgresql", d.shown, scheme)}
-		}
+	// The driver reads any other scheme as key=value pairs and says only
+	// that they are invalid.
+	if scheme, isURL := redact.Scheme(dsn); isURL && scheme != "postgres" && scheme != "postgresql" {
+		return nil, secrets, &URLError{fmt.Sprintf("database URL %s: scheme %q: want postgres or postgresql", d.Shown, scheme)}
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, secrets, &URLError{scrubText(fmt.Sprintf("database URL %s: %s", d.shown, parseReason(err)), secrets)}
+		return nil, secrets, &URLError{scrubText(fmt.Sprintf("database URL %s: %s", d.Shown, parseReason(err)), secrets)}
 	}
-	return cfg, append(secrets, spellings(cfg.Password)...), nil
+	return cfg, append(secrets, redact.Spellings(cfg.Password)...), nil
 }
 
 // parseReason is the driver's reason for refusing a connection string,
@@ -58,5 +58,5 @@ func parseReason(err error) string {
 
 // scrubText is scrub for a message built here.
 func scrubText(msg string, secrets []string) string {
-	return scrub(errors.New(msg), secrets).Error()
+	return redact.Scrub(errors.New(msg), secrets).Error()
 }

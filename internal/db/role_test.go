@@ -91,7 +91,7 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 			return err
 		}},
 		{"record drift", func() error {
-			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
+			_, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
 			return err
 		}},
 		{"read drift", func() error { _, err := s.OpenFindings(ctx, hap.AllGlobalAccounts); return err }},
@@ -243,7 +243,7 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 		},
 		"read instances": func() error { _, err := s.ReadInstanceCounts(ctx); return err },
 		"record drift": func() error {
-			_, _, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
+			_, err := s.RecordFindings(ctx, []hap.Finding{{BindingName: "b-1", Kind: hap.KindCountMismatch, GlobalAccountID: "ga-a", Pool: pool}}, now)
 			return err
 		},
 		"rewrite candidates": func() error {

@@ -17,6 +17,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
@@ -108,7 +109,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	sqlDB.SetMaxIdleConns(opts.MaxOpenConns)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		_ = sqlDB.Close()
-		return nil, scrub(fmt.Errorf("connect to %s: %w", Redact(dsn), err), secrets)
+		return nil, redact.Scrub(fmt.Errorf("connect to %s: %w", redact.String(dsn), err), secrets)
 	}
 	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), &gorm.Config{
 		// The job logs what matters itself; gorm's own lines would only
@@ -119,7 +120,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	})
 	if err != nil {
 		_ = sqlDB.Close()
-		return nil, scrub(fmt.Errorf("set up gorm on %s: %w", Redact(dsn), err), secrets)
+		return nil, redact.Scrub(fmt.Errorf("set up gorm on %s: %w", redact.String(dsn), err), secrets)
 	}
 	return &Store{db: gdb, sqlDB: sqlDB, schema: opts.Schema, connConfig: cfg, statementTimeout: opts.StatementTimeout, secrets: secrets}, nil
 }
@@ -137,7 +138,7 @@ func (s *Store) wrap(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return scrub(fmt.Errorf("%s: %w", op, err), s.secrets)
+	return redact.Scrub(fmt.Errorf("%s: %w", op, err), s.secrets)
 }
 
 // table qualifies one of the job's tables with its schema. The schema was

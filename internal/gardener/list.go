@@ -157,3 +157,18 @@ func getPage[T any, PT decoder[T]](ctx context.Context, c *Client, res resource,
 func isExpired(err error) bool {
 	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
+
+// CheckAccess asks for one shoot and one binding of the namespace: it fails,
+// saying why, when the API server cannot be reached, refuses the
+// credentials or does not let them list either kind.
+func (c *Client) CheckAccess(ctx context.Context) error {
+	for _, res := range []resource{c.shoots, c.bindings} {
+		err := c.readWithRetry(ctx, func(ctx context.Context) error {
+			return res.client.Get().Namespace(c.namespace).Resource(res.name).Param("limit", "1").Do(ctx).Error()
+		})
+		if err != nil {
+			return fmt.Errorf("list %s in namespace %s: %w", res.name, c.namespace, err)
+		}
+	}
+	return nil
+}

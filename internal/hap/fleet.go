@@ -12,12 +12,9 @@ type Fleet struct {
 	// BindingsPerGA: per GA and pool, the bindings KEB's tenant selector
 	// returns for it.
 	BindingsPerGA []PoolFigure
-	// Usage holds the shoots and instances of each binding the per-binding
-	// series cover, both in one entry: at 30,000 bindings a run holds this
-	// until it exits.
+	// Usage holds the shoots of each binding the per-binding series cover:
+	// at 30,000 bindings a run holds this until it exits.
 	Usage []BindingUsage
-	// LimitPerBinding: the limit of every GA's binding that has one.
-	LimitPerBinding []BindingFigure
 	// SelectablePerGA: per GA and pool with limits, the bindings still
 	// below their limit.
 	SelectablePerGA []PoolFigure
@@ -37,22 +34,12 @@ type PoolFigure struct {
 	Value           float64
 }
 
-// BindingFigure is a figure of one binding.
-type BindingFigure struct {
-	Binding         string
-	GlobalAccountID string
-	Pool            Pool
-	Value           float64
-}
-
-// BindingUsage is what one binding holds: its shoots in Gardener and its
-// active instances in KEB's database.
+// BindingUsage is what one binding holds: its shoots in Gardener.
 type BindingUsage struct {
 	Binding         string
 	GlobalAccountID string
 	Pool            Pool
 	Shoots          int
-	Instances       int
 }
 
 // PoolFigures is one pool of the pool view: its bindings by state, the
@@ -87,7 +74,7 @@ func FleetOf(t *Tally, candidates []Candidate, stats []PoolStats, skippedObjects
 		b := u.Binding
 		return b != nil && (b.Claimed() || b.Shared || !u.Empty())
 	}
-	usages, gaGroups, limits := 0, 0, 0
+	usages, gaGroups := 0, 0
 	t.Each(func(u *Usage) {
 		if inUsage(u) {
 			usages++
@@ -98,16 +85,11 @@ func FleetOf(t *Tally, candidates []Candidate, stats []PoolStats, skippedObjects
 			gaGroups++
 		}
 	})
-	for _, c := range candidates {
-		if c.GlobalAccountID != "" && c.Limit != nil {
-			limits++
-		}
-	}
 	f := Fleet{Usage: make([]BindingUsage, 0, usages), BindingsPerGA: make([]PoolFigure, 0, gaGroups),
-		SelectablePerGA: make([]PoolFigure, 0, gaGroups), LimitPerBinding: make([]BindingFigure, 0, limits)}
+		SelectablePerGA: make([]PoolFigure, 0, gaGroups)}
 	t.Each(func(u *Usage) {
 		if b := u.Binding; inUsage(u) {
-			f.Usage = append(f.Usage, BindingUsage{b.Name, b.GlobalAccountID, b.Pool, u.Shoots, u.Instances})
+			f.Usage = append(f.Usage, BindingUsage{b.Name, b.GlobalAccountID, b.Pool, u.Shoots})
 		}
 	})
 	// A GA's rows are its bindings KEB's tenant selector returns.
@@ -120,9 +102,6 @@ func FleetOf(t *Tally, candidates []Candidate, stats []PoolStats, skippedObjects
 		for _, c := range rows {
 			if c.Selectable {
 				selectable++
-			}
-			if c.Limit != nil {
-				f.LimitPerBinding = append(f.LimitPerBinding, BindingFigure{c.BindingName, ga, pool, float64(*c.Limit)})
 			}
 		}
 		f.BindingsPerGA = append(f.BindingsPerGA, PoolFigure{ga, pool, float64(len(rows))})

@@ -29,6 +29,15 @@ type OpenFinding struct {
 	LastSeen  time.Time
 }
 
+// DriftChanges is what one drift run changed in the record of findings.
+type DriftChanges struct {
+	// Opened are the findings no run had open before this one.
+	Opened []Finding
+	// Resolved are the findings open before this run that it did not
+	// produce, as the last run that did saw them.
+	Resolved []OpenFinding
+}
+
 // StoredCandidate is a row of the candidate table as stored.
 type StoredCandidate struct {
 	Candidate

@@ -24,7 +24,7 @@ var driftJob = Job{
 
 // driftStore is what drift needs of the database: the drift table.
 type driftStore interface {
-	RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error)
+	RecordFindings(ctx context.Context, findings []hap.Finding, now time.Time) (hap.DriftChanges, error)
 	OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error)
 }
 
@@ -35,7 +35,10 @@ type driftMetrics interface {
 
 // drift compares, per binding, KEB's database with Gardener and records every
 // disagreement in the drift table: findings that persist keep their
-// first-seen time, findings that went away are resolved.
+// first-seen time, findings that went away are resolved. It logs a finding
+// when it opens and when it resolves, and each run one line of counts: at
+// scale thousands of findings stay open for days, and a line for each of
+// them on every run would bury the news.
 type drift struct {
 	Pass
 	store   driftStore
@@ -51,7 +54,7 @@ func (d *drift) Run(ctx context.Context, f *Facts) error {
 	d.decided()
 
 	// Act.
-	opened, resolved, err := d.store.RecordFindings(ctx, findings, d.now())
+	changes, err := d.store.RecordFindings(ctx, findings, d.now())
 	if err != nil {
 		return err
 	}
@@ -59,18 +62,40 @@ func (d *drift) Run(ctx context.Context, f *Facts) error {
 	if err != nil {
 		return err
 	}
-	for _, o := range open {
-		d.Log.Warn("drift",
-			zap.String("binding", o.BindingName),
-			zap.String("kind", string(o.Kind)),
-			zap.String("globalAccount", o.GlobalAccountID),
-			zap.Int("dbCount", o.DBCount),
-			zap.Int("shootCount", o.ShootCount),
-			zap.Int("deletingShoots", o.DeletingShoots),
-			zap.Time("firstSeen", o.FirstSeen),
-			zap.String("detail", o.Detail))
+	for _, o := range changes.Opened {
+		d.Log.Warn("drift finding opened", findingFields(o)...)
+	}
+	for _, r := range changes.Resolved {
+		d.Log.Info("drift finding resolved", append(findingFields(r.Finding),
+			zap.Time("firstSeen", r.FirstSeen), zap.Time("lastSeen", r.LastSeen))...)
 	}
 	d.metrics.SetDrift(open)
-	d.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", opened), zap.Int("resolved", resolved))
+	d.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", len(changes.Opened)),
+		zap.Int("resolved", len(changes.Resolved)), zap.Any("openByKind", countByKind(open)))
 	return nil
+}
+
+// findingFields are a finding's log fields: which binding and GA, KEB's
+// count (dbCount) and Gardener's (shootCount), and the cause.
+func findingFields(f hap.Finding) []zap.Field {
+	return []zap.Field{
+		zap.String("binding", f.BindingName),
+		zap.String("globalAccount", f.GlobalAccountID),
+		zap.String("hyperscalerType", f.Pool.HyperscalerType),
+		zap.Bool("euAccess", f.Pool.EUAccess),
+		zap.String("kind", string(f.Kind)),
+		zap.Int("dbCount", f.DBCount),
+		zap.Int("shootCount", f.ShootCount),
+		zap.Int("deletingShoots", f.DeletingShoots),
+		zap.String("detail", f.Detail),
+	}
+}
+
+// countByKind counts the open findings of each kind.
+func countByKind(open []hap.OpenFinding) map[string]int {
+	counts := map[string]int{}
+	for _, o := range open {
+		counts[string(o.Kind)]++
+	}
+	return counts
 }

@@ -74,20 +74,6 @@ keb_shoots_per_credentials_binding{credentials_binding="eu-claimed",eu_access="t
 keb_available_credentials_bindings{eu_access="false",hyperscaler_type="aws"} 2
 keb_available_credentials_bindings{eu_access="true",hyperscaler_type="aws"} 0
 `,
-	"hap_reconciler_instances_per_credentials_binding": `
-# HELP hap_reconciler_instances_per_credentials_binding Active instances in KEB's database that use the CredentialsBinding.
-# TYPE hap_reconciler_instances_per_credentials_binding gauge
-hap_reconciler_instances_per_credentials_binding{credentials_binding="a",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 2
-hap_reconciler_instances_per_credentials_binding{credentials_binding="b",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 0
-hap_reconciler_instances_per_credentials_binding{credentials_binding="eu-claimed",eu_access="true",global_account_id="ga",hyperscaler_type="aws"} 0
-`,
-	"hap_reconciler_credentials_binding_limit": `
-# HELP hap_reconciler_credentials_binding_limit Cluster limit of the CredentialsBinding; absent when its global account has no limit.
-# TYPE hap_reconciler_credentials_binding_limit gauge
-hap_reconciler_credentials_binding_limit{credentials_binding="a",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 5
-hap_reconciler_credentials_binding_limit{credentials_binding="b",eu_access="false",global_account_id="ga",hyperscaler_type="aws"} 5
-hap_reconciler_credentials_binding_limit{credentials_binding="eu-claimed",eu_access="true",global_account_id="ga",hyperscaler_type="aws"} 5
-`,
 	"hap_reconciler_selectable_credentials_bindings": `
 # HELP hap_reconciler_selectable_credentials_bindings Bindings of the global account in the pool still below their limit; 0 means the next provisioning claims a new one.
 # TYPE hap_reconciler_selectable_credentials_bindings gauge

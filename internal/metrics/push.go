@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/push"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
 // PushJob is the Pushgateway grouping key's job label.
@@ -37,17 +39,22 @@ var ErrNotCarried = errors.New("the last-success timestamps of earlier runs were
 // input. So the run first reads the group it replaces and carries those
 // timestamps forward: the gateway then always shows when each job last
 // succeeded, whichever pod did it.
+//
+// The URL may carry credentials (user:password@, as basic auth): its errors
+// show it redacted, and so must whatever the caller logs (redact.String).
 func (m *Metrics) Push(ctx context.Context, url, instance string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	carryErr := m.carryLastSuccess(ctx, url, instance)
+	// The client's errors repeat the URL they asked, password included.
+	secrets := redact.Spellings(redact.Dissect(url).Passwords...)
+	carryErr := redact.Scrub(m.carryLastSuccess(ctx, url, instance), secrets)
 	err := push.New(url, PushJob).
 		Grouping("instance", instance).
 		Gatherer(m.Registry).
 		PushContext(ctx)
 	if err != nil {
 		m.PushFailed()
-		return fmt.Errorf("pushing to %s: %w", url, err)
+		return fmt.Errorf("pushing to %s: %w", redact.String(url), redact.Scrub(err, secrets))
 	}
 	if carryErr != nil {
 		return fmt.Errorf("%w: %w", ErrNotCarried, carryErr)

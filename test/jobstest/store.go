@@ -114,12 +114,13 @@ func (s *Store) ReadInstanceCounts(context.Context) (hap.InstanceRead, error) {
 
 // RecordFindings opens new findings, keeps the first-seen time of those
 // still open and resolves those this run did not produce.
-func (s *Store) RecordFindings(_ context.Context, findings []hap.Finding, now time.Time) (opened, resolved int, err error) {
+func (s *Store) RecordFindings(_ context.Context, findings []hap.Finding, now time.Time) (hap.DriftChanges, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordFindings"); err != nil {
-		return 0, 0, err
+		return hap.DriftChanges{}, err
 	}
+	var changes hap.DriftChanges
 	current := map[findingKey]hap.OpenFinding{}
 	for _, f := range findings {
 		k := findingKey{f.BindingName, f.GlobalAccountID, f.Kind}
@@ -127,17 +128,17 @@ func (s *Store) RecordFindings(_ context.Context, findings []hap.Finding, now ti
 		if old, ok := s.findings[k]; ok {
 			first = old.FirstSeen
 		} else {
-			opened++
+			changes.Opened = append(changes.Opened, f)
 		}
 		current[k] = hap.OpenFinding{Finding: f, FirstSeen: first, LastSeen: now}
 	}
-	for k := range s.findings {
+	for k, old := range s.findings {
 		if _, ok := current[k]; !ok {
-			resolved++
+			changes.Resolved = append(changes.Resolved, old)
 		}
 	}
 	s.findings = current
-	return opened, resolved, nil
+	return changes, nil
 }
 
 // OpenFindings returns the open findings about ga (hap.AllGlobalAccounts:

@@ -1,4 +1,8 @@
-package db
+// Package redact decides what of a string holding credentials may be Shown:
+// a connection string in any of its forms, or a URL with a password. It is
+// the project's one redactor; the database adapter and the Pushgateway push
+// both show what it leaves.
+package redact
 
 import (
 	"net/url"
@@ -9,32 +13,28 @@ import (
 	"unicode/utf8"
 )
 
-// redactedPassword replaces a password wherever this package shows a URL or
-// an error.
+// redactedPassword replaces a password wherever a string or an error is
+// shown.
 const redactedPassword = "xxxxx"
 
-// Redact returns the connection string with its password hidden, whatever
-// its form: a URL of any scheme (user:password@ and ?password=), keyword/value
-// pairs (password=...), or user:password@host without a scheme. What cannot
-// be read as any of them is not shown where a password may stand in it,
-// since where the password ends is then unknown. This is the one place that
-// decides what of a connection string may be shown.
-func Redact(dsn string) string { return dissect(dsn).shown }
+// String returns s with its password hidden, whatever its form: a URL of any
+// scheme (user:password@ and ?password=), keyword/value pairs
+// (password=...), or user:password@host without a scheme. What cannot be
+// read as any of them is not shown where a password may stand in it, since
+// where the password ends is then unknown. This is the one place that
+// decides what of a string holding credentials may be shown.
+func String(s string) string { return Dissect(s).Shown }
 
-// passwordsIn returns the passwords written in dsn, in every spelling an
-// error message might repeat: as written, unescaped and escaped.
-func passwordsIn(dsn string) []string { return spellings(dissect(dsn).passwords...) }
-
-// dissection is a connection string taken apart for showing.
-type dissection struct {
-	// shown is the string with its passwords hidden.
-	shown string
-	// passwords are the passwords it holds, or what may be one where it is
+// Dissection is a string holding credentials taken apart for showing.
+type Dissection struct {
+	// Shown is the string with its passwords hidden.
+	Shown string
+	// Passwords are the passwords it holds, or what may be one where it is
 	// not well formed.
-	passwords []string
-	// flaw says what is wrong with the string where part of it had to be
-	// hidden as unreadable; the driver would misread it, so it is refused.
-	flaw string
+	Passwords []string
+	// Flaw says what is wrong with the string where part of it had to be
+	// hidden as unreadable; a driver would misread it, so it is refused.
+	Flaw string
 }
 
 // Why part of a connection string is hidden.
@@ -49,12 +49,12 @@ const (
 	flawForm  = "want postgres://USER:PASSWORD@HOST:PORT/DATABASE or key=value pairs (host=... user=... password=... dbname=...)"
 )
 
-// dissect reads dsn in the form its start shows: key=value pairs, a URL of
+// Dissect reads dsn in the form its start shows: key=value pairs, a URL of
 // any scheme, else user:password@host.
-func dissect(dsn string) dissection {
+func Dissect(dsn string) Dissection {
 	switch {
 	case strings.TrimSpace(dsn) == "":
-		return dissection{shown: dsn}
+		return Dissection{Shown: dsn}
 	case keywordStart.MatchString(dsn):
 		return dissectKeywords(dsn)
 	case urlScheme.MatchString(dsn):
@@ -70,6 +70,14 @@ var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 // keywordStart matches the start of a keyword/value connection string.
 var keywordStart = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*\s*=`)
 
+// Scheme returns the scheme of s when s starts as a URL of any scheme does.
+func Scheme(s string) (scheme string, isURL bool) {
+	if !urlScheme.MatchString(s) {
+		return "", false
+	}
+	return schemeOf(s), true
+}
+
 // schemeOf returns the scheme of a string urlScheme matches.
 func schemeOf(dsn string) string {
 	return strings.TrimSuffix(urlScheme.FindString(dsn), "://")
@@ -78,14 +86,14 @@ func schemeOf(dsn string) string {
 // dissectURL hides the userinfo password, the value of every query key
 // naming a password, the fragment, which the driver ignores and a password
 // pasted in the wrong place may sit in, and a path naming a password.
-func dissectURL(dsn string) dissection {
+func dissectURL(dsn string) Dissection {
 	u, err := url.Parse(dsn)
 	if err != nil || atOutsideUserinfo(dsn) {
 		// An '@' past the host, or a URL Go cannot read: a password
 		// holding '/', '?', '#' or a blank was written unescaped, and
 		// where it ends is unknown.
 		rest := dsn[len(schemeOf(dsn))+3:]
-		return dissection{shown: schemeOf(dsn) + "://" + hiddenURL, passwords: guessedUserinfoPassword(rest), flaw: flawURL}
+		return Dissection{Shown: schemeOf(dsn) + "://" + hiddenURL, Passwords: guessedUserinfoPassword(rest), Flaw: flawURL}
 	}
 	var found []string
 	if pw, has := u.User.Password(); has {
@@ -104,7 +112,7 @@ func dissectURL(dsn string) dissection {
 		found = append(found, u.Path, u.RawPath)
 		u.Path, u.RawPath = "/"+redactedPassword, ""
 	}
-	return dissection{shown: u.String(), passwords: found}
+	return Dissection{Shown: u.String(), Passwords: found}
 }
 
 // atOutsideUserinfo reports whether a URL has an '@' after its authority:
@@ -147,17 +155,17 @@ func redactQuery(raw string) (string, []string) {
 // dissectKeywords reads key=value pairs as the driver does (a value bare up
 // to a blank, or single-quoted, with backslash escapes) and hides the value of
 // each key naming a password. From a pair it cannot read on, nothing is
-// shown: a password written unquoted with a blank in it continues there.
-func dissectKeywords(dsn string) dissection {
+// Shown: a password written unquoted with a blank in it continues there.
+func dissectKeywords(dsn string) Dissection {
 	var b strings.Builder
-	var d dissection
+	var d Dissection
 	s := dsn
 	for {
 		blanks := len(s) - len(strings.TrimLeft(s, asciiBlanks))
 		b.WriteString(s[:blanks])
 		s = s[blanks:]
 		if s == "" {
-			d.shown = b.String()
+			d.Shown = b.String()
 			return d
 		}
 		key, raw, value, rest, ok := keywordPair(s)
@@ -169,13 +177,13 @@ func dissectKeywords(dsn string) dissection {
 		}
 		if !ok {
 			b.WriteString(hiddenPairs)
-			d.shown, d.flaw = b.String(), flawPairs
-			d.passwords = append(d.passwords, s)
+			d.Shown, d.Flaw = b.String(), flawPairs
+			d.Passwords = append(d.Passwords, s)
 			return d
 		}
 		b.WriteString(s[:len(s)-len(rest)-len(raw)])
 		if strings.Contains(strings.ToLower(key), "password") {
-			d.passwords = append(d.passwords, value, raw)
+			d.Passwords = append(d.Passwords, value, raw)
 			b.WriteString(redactedPassword)
 		} else {
 			b.WriteString(raw)
@@ -238,12 +246,12 @@ func valueEnd(s string) (int, bool) {
 
 // dissectUserinfo reads what is neither a URL nor key=value pairs as
 // user:password@host, a URL without its scheme. The driver reads no such
-// string, so it is flawed, and only a plain user name and host are shown:
+// string, so it is flawed, and only a plain user name and host are Shown:
 // anything else may hold a piece of a password pasted in the wrong place.
-func dissectUserinfo(dsn string) dissection {
+func dissectUserinfo(dsn string) Dissection {
 	at := strings.LastIndex(dsn, "@")
 	if at < 0 {
-		return dissection{shown: hiddenAll, passwords: []string{dsn}, flaw: flawForm}
+		return Dissection{Shown: hiddenAll, Passwords: []string{dsn}, Flaw: flawForm}
 	}
 	user, host := dsn[:at], dsn[at+1:]
 	shown, passwords := user, []string(nil)
@@ -258,7 +266,7 @@ func dissectUserinfo(dsn string) dissection {
 		// With more than one '@', the password may hold the last.
 		host = hiddenPart
 	}
-	return dissection{shown: shown + "@" + host, passwords: passwords, flaw: flawForm}
+	return Dissection{Shown: shown + "@" + host, Passwords: passwords, Flaw: flawForm}
 }
 
 // plainUser and plainHost match a user name and a host[:port][/database] as
@@ -279,7 +287,9 @@ func guessedUserinfoPassword(rest string) []string {
 	return []string{rest[colon+1 : at]}
 }
 
-func spellings(passwords ...string) []string {
+// Spellings returns each password in every spelling an error message might
+// repeat it in: as written, unescaped and escaped.
+func Spellings(passwords ...string) []string {
 	var all []string
 	for _, pw := range passwords {
 		if pw == "" {
@@ -298,9 +308,9 @@ type scrubbedError struct{ msg string }
 
 func (e *scrubbedError) Error() string { return e.msg }
 
-// scrub returns err unchanged when its text holds none of secrets as a whole
+// Scrub returns err unchanged when its text holds none of secrets as a whole
 // value, and otherwise an error with each such occurrence replaced.
-func scrub(err error, secrets []string) error {
+func Scrub(err error, secrets []string) error {
 	if err == nil {
 		return nil
 	}
