@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// migrate says what it applied and reverted; run --dry-run on a schema
-// behind the release stops with exit 1 and changes no table, neither the
+// migrate says what it applied and reverted; run --dry-run and serve
+// --dry-run on a schema behind the release stop with exit 1 and changes no table, neither the
 // schema nor its version; after migrate it runs.
 func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
@@ -34,6 +34,13 @@ func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 	}
 	if after := s.schemaText(t); after != before {
 		t.Fatalf("run --dry-run changed the schema:\n%s\nbefore:\n%s", after, before)
+	}
+	code, _, logs = s.cli(t, "serve", "--dry-run", "--listen", "127.0.0.1:0")
+	if line := oneLine(t, code, logs); !strings.Contains(line, "a dry run applies no migration") {
+		t.Errorf("serve --dry-run on a schema behind: %q", line)
+	}
+	if after := s.schemaText(t); after != before {
+		t.Fatalf("serve --dry-run changed the schema:\n%s\nbefore:\n%s", after, before)
 	}
 
 	if logs := s.mustRun(t, "migrate"); !strings.Contains(logs, `["7_release_audit_exact","8_pick_time"]`) {

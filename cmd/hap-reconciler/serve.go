@@ -57,7 +57,11 @@ stuck, and the liveness probe restarts the pod.`,
 
 // openServer opens the job as serve runs it (app.OpenServer).
 func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server, error) {
-	s, err := g.settings(app.Needs{Gardener: true, Database: true, Migrate: true})
+	needs := openForRun
+	if dry.mode() == jobs.DryRunAll {
+		needs = openForDryRun
+	}
+	s, err := g.settings(needs)
 	if err != nil {
 		return nil, err
 	}

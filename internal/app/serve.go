@@ -52,7 +52,13 @@ func OpenServer(ctx context.Context, s Settings, dryRun jobs.DryRun) (*Server, e
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	notify, changes := Changes()
 	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}
-	env, err := Open(ctx, s, Needs{Gardener: true, Database: true, Migrate: true})
+	needs := Needs{Gardener: true, Database: true, Migrate: true}
+	if dryRun.KeepsKEBsTables() {
+		// A dry run changes no table: it serves on a schema at this
+		// release's version or not at all.
+		needs = Needs{Gardener: true, Database: true, CurrentSchema: true}
+	}
+	env, err := Open(ctx, s, needs)
 	if err != nil {
 		cancelJobs()
 		return nil, err
