@@ -11,10 +11,9 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: $0 OUT IMAGE}
 image=${2:?usage: $0 OUT IMAGE}
 
-command -v buildah >/dev/null 2>&1 || {
-	echo "==> installing buildah" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends buildah >/dev/null
-}
+# shellcheck source=hack/lib/apt.sh
+source hack/lib/apt.sh
+command -v buildah >/dev/null 2>&1 || apt_install buildah
 work=$(mktemp -d)
 ctr=""
 bah=(buildah --root "$work/storage" --runroot "$work/run" --storage-driver vfs)
