@@ -205,7 +205,10 @@ func installKEBsSide(ctx context.Context, t *testing.T, kube *testbed.Kube, pg *
 			t.Fatal(err)
 		}
 	}
-	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb"); err != nil {
+	// KEB's tables (testbed.KEBInstancesDDL) are KEB's role's, as KEB's
+	// migrations leave them: the guide's step 1 grants on them as that role.
+	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb; "+
+		"ALTER TABLE operations OWNER TO keb; ALTER TABLE events OWNER TO keb"); err != nil {
 		t.Fatal(err)
 	}
 
