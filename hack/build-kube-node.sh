@@ -7,6 +7,7 @@
 # --cached it only prints the directory of a build made before.
 set -euo pipefail
 
+# shellcheck source=hack/lib/go-tool.sh
 source "$(dirname "$0")/lib/go-tool.sh"
 version="${KUBE_NODE_VERSION:-${KUBE_APISERVER_VERSION:-v1.34.4}}"
 dir="$tool_cache/kube-node-$version"

@@ -19,11 +19,22 @@ node_dir=/run/hap-reconciler-e2e
 node_bridge=hape2e0
 node_cgroup=hap-reconciler-e2e
 
+# testbed's node lock: while another e2e holds it, this one neither runs nor
+# sweeps.
+node_lock=/run/hap-reconciler-e2e.lock
+exec 9>>"$node_lock"
+if ! flock -n 9; then
+	echo "another make e2e runs on this machine ($node_lock is locked)" >&2
+	exit 1
+fi
+flock -u 9
+
 work=$(mktemp -d)
 leftovers() {
-	local found=0 pid cmd exe
-	for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-		cmd=$(cat "/proc/$pid/cmdline" 2>/dev/null | tr '\0' ' ') || continue
+	local found=0 proc pid cmd exe
+	for proc in /proc/[0-9]*; do
+		pid=${proc#/proc/}
+		cmd=$(tr '\0' ' ' 2>/dev/null <"$proc/cmdline") || continue
 		exe=${cmd%% *}
 		case ${exe##*/} in containerd | containerd-shim-runc-v2 | kubelet | kube-controller-manager | kube-scheduler) ;; *) continue ;; esac
 		if [[ $cmd == *"$node_dir"* ]]; then
@@ -38,22 +49,22 @@ leftovers() {
 		found=1
 	done
 	local m
-	for m in $(awk -v d="$node_dir" '$5 == d || index($5, d "/") == 1 {print length($5), $5}' /proc/self/mountinfo | sort -rn | cut -d' ' -f2); do
+	while read -r m; do
 		echo "left behind: mount $m" >&2
 		umount -l "$m" || true
 		found=1
-	done
+	done < <(awk -v d="$node_dir" '$5 == d || index($5, d "/") == 1 {print length($5), $5}' /proc/self/mountinfo | sort -rn | cut -d' ' -f2)
 	if ip link show "$node_bridge" >/dev/null 2>&1; then
 		echo "left behind: link $node_bridge" >&2
 		ip link del "$node_bridge" || true
 		found=1
 	fi
 	local cg
-	for cg in $(find /sys/fs/cgroup -maxdepth 2 -type d -name "$node_cgroup" 2>/dev/null); do
+	while read -r cg; do
 		echo "left behind: cgroup $cg" >&2
 		find "$cg" -depth -type d -exec rmdir {} \; 2>/dev/null || true
 		found=1
-	done
+	done < <(find /sys/fs/cgroup -maxdepth 2 -type d -name "$node_cgroup" 2>/dev/null)
 	if [[ -e $node_dir ]]; then
 		echo "left behind: $node_dir" >&2
 		rm -rf "$node_dir" || true
@@ -64,12 +75,17 @@ leftovers() {
 finish() {
 	local rc=$?
 	rm -rf "$work"
+	if ! flock -n 9; then
+		echo "==> another make e2e took the node lock; not sweeping" >&2
+		exit 1
+	fi
 	if ! leftovers; then
 		echo "FAIL: the e2e node left the above behind (now removed)" >&2
 		rc=1
 	else
 		echo "==> nothing left behind (processes, mounts, links, cgroups)"
 	fi
+	rm -f "$node_lock"
 	echo "==> make e2e: $((SECONDS - e2e_start)) s in all (exit $rc)"
 	exit "$rc"
 }

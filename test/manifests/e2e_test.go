@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,7 +147,7 @@ func (e *e2eRelease) guideUninstall() {
 			e.t.Fatal(err)
 		}
 	}
-	cmd := exec.CommandContext(e.ctx, "bash", "-euo", "pipefail", "-c", block)
+	cmd := e.command("bash", "-euo", "pipefail", "-c", block)
 	cmd.Env = append(e.helmEnv(), "PATH="+bin+":/usr/bin:/bin", "KUBECONFIG="+e.kube.KubeconfigPath())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		e.t.Fatalf("docs/deployment.md's uninstall: %v\n%s\n---\n%s", err, out, block)
@@ -171,13 +172,21 @@ func (e *e2eRelease) release(verb string, args ...string) {
 
 func (e *e2eRelease) helmCmd(args ...string) string {
 	e.t.Helper()
-	cmd := exec.CommandContext(e.ctx, e.helm, append(args, "--kubeconfig", e.kube.KubeconfigPath())...)
+	cmd := e.command(e.helm, append(args, "--kubeconfig", e.kube.KubeconfigPath())...)
 	cmd.Env = append(e.helmEnv(), "PATH=/usr/bin:/bin")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		e.t.Fatalf("helm %s: %v\n%s%s", strings.Join(args, " "), err, out, e.podStates())
 	}
 	return string(out)
+}
+
+// command is a helm, kubectl or shell command of the test's that dies with
+// the test: a killed run leaves no helm waiting for a dead API server.
+func (e *e2eRelease) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(e.ctx, name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
 }
 
 // helmEnv is a fresh home for helm: no repositories or plugins of the
@@ -416,7 +425,7 @@ func (e *e2eRelease) waitNothingLeft(before map[objectKey]bool) {
 
 func (e *e2eRelease) kubectlCmd(args ...string) string {
 	e.t.Helper()
-	cmd := exec.CommandContext(e.ctx, e.kubectl, append([]string{"--kubeconfig", e.kube.KubeconfigPath(), "--namespace", "kcp-system"}, args...)...)
+	cmd := e.command(e.kubectl, append([]string{"--kubeconfig", e.kube.KubeconfigPath(), "--namespace", "kcp-system"}, args...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		e.t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), err, out, e.podStates())
