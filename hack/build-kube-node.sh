@@ -22,7 +22,7 @@ fi
 [[ "${1:-}" != "--cached" ]] || exit 1
 
 staging_version="v0.${version#v1.}"
-echo "building ${components[*]} $version from source (first run only, TIME on 2 cores)..." >&2
+echo "building ${components[*]} $version from source (first run only, about 7 minutes on 2 cores)..." >&2
 enter_build_module kube-node
 gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
 {
