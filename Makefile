@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build image test vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test e2e vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ demo: ## run every job once on a throwaway landscape, print the report, serve th
 
 test: ## gofmt, vet and run every test against real PostgreSQL, kube-apiserver and gardener-apiserver (installs what is missing)
 	bash hack/test.sh
+
+e2e: image ## as root: the chart with KEB's values on a real kubelet (containerd, runc and a kubelet beside the test bed): install, the migrate hook, serve Ready, /metrics, helm test, a CronJob run, upgrade, uninstall leaving nothing; prints each step's time (docs/e2e.md)
+	bash hack/e2e.sh '$(IMAGE_ARCHIVE)'
 
 # The long randomized runs; `make test` runs a few of each.
 TRIALS   ?= 1000

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,11 +55,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 		t.Skip("starts PostgreSQL, etcd and kube-apiserver")
 	}
 	helm := helmBin(t)
-	kubectl := ensureTool(t, "kubectl", "install-kubectl.sh")
-	psql, err := exec.LookPath("psql")
-	if err != nil {
-		t.Fatalf("psql is needed to run the guide's step 1: %v", err)
-	}
+	kubectl, psql := installTools(t)
 	bin := buildBinary(t)
 	kube := testbed.KubeForTest(t)
 	ctx := testbed.Context(t, 10*time.Minute)
@@ -67,58 +64,11 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pg.Stop() })
-	core := kubernetes.NewForConfigOrDie(kube.Config())
-	for _, ns := range []string{"kcp-system", "garden-kyma-dev"} {
-		if _, err := core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// KEB's database, owned by KEB's role, which may create roles (the
-	// guide's precondition for step 1).
-	const kebRole, kebPassword, hapPassword = "keb", "keb-pw-2718", "hap-pw-3141"
-	if _, err := pg.NewDatabase(ctx, "broker"); err != nil {
-		t.Fatal(err)
-	}
-	if err := pg.CreateRole(ctx, kebRole, kebPassword); err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range []string{"ALTER ROLE keb CREATEROLE", "ALTER DATABASE broker OWNER TO keb"} {
-		if err := pg.Exec(ctx, "postgres", stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb; "+
-		"ALTER TABLE operations OWNER TO keb; ALTER TABLE events OWNER TO keb"); err != nil {
-		t.Fatal(err)
-	}
-
-	// KEB's own Secrets, as KEB's landscape has them: kcp-postgresql under
-	// the key names of KEB's values, and the Gardener kubeconfig.
-	keys := kebDatabaseKeys(t)
 	kubeconfig, err := os.ReadFile(kube.KubeconfigPath())
 	if err != nil {
 		t.Fatal(err)
 	}
-	createSecret(ctx, t, core, keys.SecretName, map[string]string{
-		keys.Host: "127.0.0.1", keys.Port: fmt.Sprint(pg.Port()), keys.Name: "broker", keys.SSLMode: "disable",
-		keys.User: kebRole, keys.Password: kebPassword,
-	})
-	createSecret(ctx, t, core, "gardener-credentials", map[string]string{"kubeconfig": string(kubeconfig)})
-
-	// The guide's steps 1 and 2, as written.
-	script := installSteps(t)
-	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
-	cmd.Env = []string{
-		"PATH=" + filepath.Dir(psql) + ":" + filepath.Dir(kubectl) + ":/usr/bin:/bin",
-		"HOME=" + t.TempDir(),
-		"KUBECONFIG=" + kube.KubeconfigPath(),
-		"KEB_DATABASE_URL=" + pg.RoleURL(kebRole, kebPassword, "broker"),
-		"HAP_PASSWORD=" + hapPassword,
-	}
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("docs/deployment.md steps 1 and 2: %v\n%s\n---\n%s", err, out, script)
-	}
+	core := installKEBsSide(ctx, t, kube, pg, kubectl, psql, "127.0.0.1:"+fmt.Sprint(pg.Port()), kubeconfig)
 
 	_, objs := render(t, helm, "kcp-system", "-f", kebValues)
 	secrets := func(name, key string) (string, bool) {
@@ -196,7 +146,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 	// The guide's uninstall: its database part, as written, leaves no trace
 	// of the job in KEB's database.
 	uninstall := shellBlock(t, "DROP SCHEMA hap CASCADE")
-	cmd = exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", uninstall)
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", uninstall)
 	cmd.Env = []string{"PATH=" + filepath.Dir(psql) + ":/usr/bin:/bin", "HOME=" + t.TempDir(),
 		"KEB_DATABASE_URL=" + pg.RoleURL(kebRole, kebPassword, "broker")}
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -207,6 +157,84 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 			t.Errorf("after the guide's uninstall, %q still finds the job's role or schema", probe)
 		}
 	}
+}
+
+// installTools returns kubectl and psql, which the guide's steps use.
+func installTools(t *testing.T) (kubectl, psql string) {
+	t.Helper()
+	kubectl = ensureTool(t, "kubectl", "install-kubectl.sh")
+	psql, err := exec.LookPath("psql")
+	if err != nil {
+		t.Fatalf("psql is needed to run the guide's step 1: %v", err)
+	}
+	return kubectl, psql
+}
+
+// The roles and passwords of KEB's side of an installation.
+const kebRole, kebPassword, hapPassword = "keb", "keb-pw-2718", "hap-pw-3141"
+
+// installKEBsSide makes what docs/deployment.md's Install section starts
+// from -- KEB's namespaces (kcp-system, the project's garden-kyma-dev),
+// KEB's database broker owned by KEB's role, KEB's Secrets kcp-postgresql
+// (under the key names of KEB's values, the database at dbAddr, host:port as
+// the job reaches it) and gardener-credentials (gardenerKubeconfig) -- then
+// runs the guide's steps 1 and 2 exactly as written (psql and kubectl).
+func installKEBsSide(ctx context.Context, t *testing.T, kube *testbed.Kube, pg *testbed.Postgres, kubectl, psql, dbAddr string, gardenerKubeconfig []byte) kubernetes.Interface {
+	t.Helper()
+	dbHost, dbPort, err := net.SplitHostPort(dbAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core := kubernetes.NewForConfigOrDie(kube.Config())
+	for _, ns := range []string{"kcp-system", "garden-kyma-dev"} {
+		if _, err := core.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// KEB's database, owned by KEB's role, which may create roles (the
+	// guide's precondition for step 1).
+	if _, err := pg.NewDatabase(ctx, "broker"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pg.CreateRole(ctx, kebRole, kebPassword); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{"ALTER ROLE keb CREATEROLE", "ALTER DATABASE broker OWNER TO keb"} {
+		if err := pg.Exec(ctx, "postgres", stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// KEB's tables (testbed.KEBInstancesDDL) are KEB's role's, as KEB's
+	// migrations leave them: the guide's step 1 grants on them as that role.
+	if err := pg.Exec(ctx, "broker", "ALTER SCHEMA public OWNER TO keb; ALTER TABLE instances OWNER TO keb; "+
+		"ALTER TABLE operations OWNER TO keb; ALTER TABLE events OWNER TO keb"); err != nil {
+		t.Fatal(err)
+	}
+
+	// KEB's own Secrets, as KEB's landscape has them: kcp-postgresql under
+	// the key names of KEB's values, and the Gardener kubeconfig.
+	keys := kebDatabaseKeys(t)
+	createSecret(ctx, t, core, keys.SecretName, map[string]string{
+		keys.Host: dbHost, keys.Port: dbPort, keys.Name: "broker", keys.SSLMode: "disable",
+		keys.User: kebRole, keys.Password: kebPassword,
+	})
+	createSecret(ctx, t, core, "gardener-credentials", map[string]string{"kubeconfig": string(gardenerKubeconfig)})
+
+	// The guide's steps 1 and 2, as written.
+	script := installSteps(t)
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", script)
+	cmd.Env = []string{
+		"PATH=" + filepath.Dir(psql) + ":" + filepath.Dir(kubectl) + ":/usr/bin:/bin",
+		"HOME=" + t.TempDir(),
+		"KUBECONFIG=" + kube.KubeconfigPath(),
+		"KEB_DATABASE_URL=" + pg.RoleURL(kebRole, kebPassword, "broker"),
+		"HAP_PASSWORD=" + hapPassword,
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("docs/deployment.md steps 1 and 2: %v\n%s\n---\n%s", err, out, script)
+	}
+	return core
 }
 
 // shellBlock is the sh block of docs/deployment.md that contains marker.
