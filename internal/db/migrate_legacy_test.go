@@ -149,14 +149,7 @@ func TestUpgradeFromTheLegacyMigratorKeepsEveryRow(t *testing.T) {
 	for _, legacyAt := range []uint{8, 5} {
 		t.Run(fmt.Sprintf("legacy at %d", legacyAt), func(t *testing.T) {
 			ctx := testContext(t)
-			dbname, _ := newDatabase(t)
-			owner, runtime := dbname+"_keb", dbname+"_job"
-			for _, r := range []string{owner, runtime} {
-				if err := pg.CreateRole(ctx, r, rightPassword); err != nil {
-					t.Fatal(err)
-				}
-			}
-			exec(t, dbname, runtimeRoleGrants(dbname, owner, runtime))
+			dbname, owner, runtime := splitRoles(t)
 			ownerURL := pg.RoleURL(owner, rightPassword, dbname)
 			asOwner := sqlDB(t, ownerURL)
 			legacyMigrate(t, asOwner, "hap", legacyAt)

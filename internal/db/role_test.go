@@ -199,20 +199,28 @@ ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT SELECT, INSERT, UPDA
 ALTER DEFAULT PRIVILEGES FOR ROLE %[2]s IN SCHEMA hap GRANT USAGE, SELECT ON SEQUENCES TO %[3]s;`, dbname, owner, runtime)
 }
 
+// splitRoles makes a database with the chart's two roles, the schema owner
+// (KEB's) and the runtime role, granted as docs/security.md says.
+func splitRoles(t *testing.T) (dbname, owner, runtime string) {
+	t.Helper()
+	dbname, _ = newDatabase(t)
+	owner, runtime = dbname+"_keb", dbname+"_job"
+	for _, r := range []string{owner, runtime} {
+		if err := pg.CreateRole(testContext(t), r, rightPassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(t, dbname, runtimeRoleGrants(dbname, owner, runtime))
+	return dbname, owner, runtime
+}
+
 // With migrations run by the schema owner first (the chart's hook Job), the
 // job's own start-up migrate finds nothing to do and needs no DDL, every
 // store operation of a run works with row rights alone, and the runtime role
 // can change no table.
 func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	ctx := testContext(t)
-	dbname, _ := newDatabase(t)
-	owner, runtime := dbname+"_keb", dbname+"_job"
-	for _, r := range []string{owner, runtime} {
-		if err := pg.CreateRole(ctx, r, rightPassword); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec(t, dbname, runtimeRoleGrants(dbname, owner, runtime))
+	dbname, owner, runtime := splitRoles(t)
 	insertInstances(t, dbname, instance{id: "i-1", runtimeID: "r-1", ga: "ga-a", binding: str("b-1")})
 
 	if err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).Migrate(ctx); err != nil {

@@ -17,13 +17,7 @@ var candidatesAndShadow = jobs.Options{Jobs: []string{jobs.JobCandidates, jobs.J
 // answered at that moment, and each difference says why.
 func TestShadowComparesKEBsOwnPicksWithTheTable(t *testing.T) {
 	l := background(31)
-	// ga-s: s-1 holds 2 clusters, s-2 one; the table's rank 1 is s-1.
-	for _, b := range []string{"s-1", "s-2"} {
-		emptyBinding(l, b, "ga-s")
-	}
-	cluster(l, "ga-s", "s-1")
-	cluster(l, "ga-s", "s-1")
-	cluster(l, "ga-s", "s-2")
+	withGAS(l)
 	// ga-d: d-full holds 2 of the GA's clusters and 3 other shoots, 5 in
 	// all, its limit: KEB still picks it, the table does not.
 	emptyBinding(l, "d-full", "ga-d")
@@ -82,6 +76,17 @@ func TestShadowComparesKEBsOwnPicksWithTheTable(t *testing.T) {
 	}
 }
 
+// withGAS gives ga-s two bindings: s-1 holds 2 clusters, s-2 one; the
+// table's rank 1 is s-1.
+func withGAS(l *landscape.Landscape) {
+	for _, b := range []string{"s-1", "s-2"} {
+		emptyBinding(l, b, "ga-s")
+	}
+	cluster(l, "ga-s", "s-1")
+	cluster(l, "ga-s", "s-1")
+	cluster(l, "ga-s", "s-2")
+}
+
 // addBinding creates a binding in the scene's namespace.
 func (s *scene) addBinding(t *testing.T, spec landscape.BindingSpec) {
 	t.Helper()
@@ -93,12 +98,7 @@ func (s *scene) addBinding(t *testing.T, spec landscape.BindingSpec) {
 // table existed is compared with the table KEB's resolve step met.
 func TestShadowTimesAPickByKEBsResolveStep(t *testing.T) {
 	l := background(32)
-	for _, b := range []string{"s-1", "s-2"} {
-		emptyBinding(l, b, "ga-s")
-	}
-	cluster(l, "ga-s", "s-1")
-	cluster(l, "ga-s", "s-1")
-	cluster(l, "ga-s", "s-2")
+	withGAS(l)
 	s := newScene(t, l, func(c *config.Config) {
 		c.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 5}}
 	})
