@@ -17,23 +17,9 @@ version="${KUBE_APISERVER_VERSION:-v1.34.4}"
 bin="$tool_cache/kube-apiserver-$version-v"
 use_cached "$bin" "$@"
 
-staging_version="v0.${version#v1.}"
 echo "building kube-apiserver $version from source (first run only, about 6 minutes on 2 cores)..." >&2
 enter_build_module kube-apiserver
-gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
-{
-  echo "require k8s.io/kubernetes $version"
-  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$gomod"
-} >> go.mod
-echo 'package main' > tools.go
-echo 'import _ "k8s.io/kubernetes/cmd/kube-apiserver"' >> tools.go
-GOFLAGS=-mod=mod go mod tidy >&2
+require_kubernetes "$version" kube-apiserver
 echo "compiling kube-apiserver..." >&2
-# The version /version reports, as Kubernetes' own release build stamps it:
-# helm install checks a chart's kubeVersion against it.
-minor="${version#v1.}"
-minor="${minor%%.*}"
-stamp="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
-stamp="$stamp -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $stamp" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
+CGO_ENABLED=0 go build -trimpath -ldflags="$(kubernetes_ldflags "$version")" -o "$bin.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
 install_built "$bin" kube-apiserver

@@ -21,27 +21,13 @@ if [[ -x "$dir/${components[-1]}" ]]; then
 fi
 [[ "${1:-}" != "--cached" ]] || exit 1
 
-staging_version="v0.${version#v1.}"
 echo "building ${components[*]} $version from source (first run only, about 7 minutes on 2 cores)..." >&2
 enter_build_module kube-node
-gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
-{
-  echo "require k8s.io/kubernetes $version"
-  sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#replace \1 => \1 '"$staging_version"'#p' "$gomod"
-} >> go.mod
-{
-  echo 'package main'
-  for c in "${components[@]}"; do echo "import _ \"k8s.io/kubernetes/cmd/$c\""; done
-} > tools.go
-GOFLAGS=-mod=mod go mod tidy >&2
-minor="${version#v1.}"
-minor="${minor%%.*}"
-stamp="-X k8s.io/component-base/version.gitVersion=$version -X k8s.io/component-base/version.gitMajor=1"
-stamp="$stamp -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+require_kubernetes "$version" "${components[@]}"
 mkdir -p "$dir"
 for c in "${components[@]}"; do
   echo "compiling $c..." >&2
-  CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $stamp" -o "$dir/$c.tmp" "k8s.io/kubernetes/cmd/$c" >&2
+  CGO_ENABLED=0 go build -trimpath -ldflags="$(kubernetes_ldflags "$version")" -o "$dir/$c.tmp" "k8s.io/kubernetes/cmd/$c" >&2
   mv "$dir/$c.tmp" "$dir/$c"
 done
 echo "${components[*]} cached in $dir" >&2

@@ -35,3 +35,33 @@ install_built() {
   echo "$2 cached at $1" >&2
   echo "$1"
 }
+
+# require_kubernetes VERSION COMMAND...: in the throwaway module, requires
+# k8s.io/kubernetes at VERSION, its staging modules at their published
+# versions (the main module's go.mod replaces them with ./staging paths), and
+# imports cmd/COMMAND for each command, so that go mod tidy resolves them.
+require_kubernetes() {
+  local version="$1" gomod c
+  shift
+  gomod="$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)",*/\1/p')"
+  {
+    echo "require k8s.io/kubernetes $version"
+    sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#replace \1 => \1 v0.'"${version#v1.}"'#p' "$gomod"
+  } >> go.mod
+  {
+    echo 'package main'
+    for c in "$@"; do echo "import _ \"k8s.io/kubernetes/cmd/$c\""; done
+  } > tools.go
+  GOFLAGS=-mod=mod go mod tidy >&2
+}
+
+# kubernetes_ldflags VERSION: strips the binary and stamps the version as
+# Kubernetes' own release build does; a build without it reports
+# v0.0.0-master, and helm install checks a chart's kubeVersion against the
+# API server's /version.
+kubernetes_ldflags() {
+  local minor="${1#v1.}"
+  minor="${minor%%.*}"
+  echo "-s -w -X k8s.io/component-base/version.gitVersion=$1 -X k8s.io/component-base/version.gitMajor=1" \
+    "-X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+}
