@@ -20,6 +20,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 	aws := hap.Pool{HyperscalerType: "aws"}
 	l.AddBinding(landscape.BindingSpec{Name: "aws-empty", Pool: aws, GlobalAccountID: "ga-gone"})
 	s := load(t, l, "release:\n  gracePeriod: 0s\n"+schedules("@every 1h", "@every 1h", "@every 1s", "@every 1h"))
+	s.mustRun(t, "migrate") // a dry run serves only on a schema at this release's version
 	s.serveDryRun(t, dryRunFlags{all: true})
 	var outcome string
 	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
