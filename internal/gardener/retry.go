@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,6 +21,10 @@ var DefaultRetry = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jit
 
 // WithRetry replaces DefaultRetry; Steps 1 means a single attempt.
 func WithRetry(b wait.Backoff) Option { return func(c *Client) { c.retry = b } }
+
+// anonymousUser is how a Kubernetes API server names a caller whose
+// credentials it did not see, in a 403's message.
+const anonymousUser = `User "system:anonymous"`
 
 // readWithRetry runs read, each attempt bounded by the request timeout, and
 // repeats it with backoff while it fails transiently. Any other failure (a
@@ -54,12 +59,17 @@ func (c *Client) readWithRetry(ctx context.Context, read func(ctx context.Contex
 
 // transient reports whether a failed read may succeed when repeated: the
 // server was overloaded or briefly unavailable, or the connection broke,
-// also halfway through a page's body (an unexpected end of the JSON).
+// also halfway through a page's body (an unexpected end of the JSON). A 403
+// for system:anonymous is one too: the client always sends its
+// credentials, so a server that saw none has lost them on the way, as
+// gardener-apiserver does for a moment after it restarts, before it has
+// loaded the front proxy's CA through which kube-apiserver passes the
+// caller on. A 403 for the job's own user is returned at once.
 func transient(err error) bool {
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {
 		code := status.Status().Code
-		return code == 429 || code >= 500
+		return code == 429 || code >= 500 || (code == 403 && strings.Contains(status.Status().Message, anonymousUser))
 	}
 	return errors.Is(err, io.ErrUnexpectedEOF) || utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
 		utilnet.IsProbableEOF(err) || utilnet.IsHTTP2ConnectionLost(err) ||
