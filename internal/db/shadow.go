@@ -35,7 +35,7 @@ WHERE i.created_at >= $1 AND coalesce(i.subscription_secret_name, '') <> ''`
 // binding. KEB writes the binding in the resolve step
 // (internal/process/provisioning/resolve_credentials_binding.go,
 // ResolveCredentialsBindingStep.Run, updateInstance), and the row's
-// updated_at of that write is overwritten by the next step
+// updated_at of that write is overwritten by a later step
 // (generate_runtime_id_step.go updates the row again). What survives is KEB's
 // event log: its staged manager (internal/process/staged_manager.go, Execute
 // and runStep) writes the event "processing step: Resolve_Credentials_Binding"
@@ -51,7 +51,7 @@ const resolveStepSQL = `LEFT JOIN LATERAL (
     JOIN events e ON e.operation_id = o.id
     WHERE o.instance_id = i.instance_id AND o.type = 'provision'
       AND (e.message = 'processing step: Resolve_Credentials_Binding'
-           OR e.message LIKE 'step Resolve\_Credentials\_Binding sleeping for %%')
+           OR e.message LIKE 'step Resolve\_Credentials\_Binding sleeping for %')
 ) r ON true`
 
 // withoutResolveStep stands in for resolveStepSQL when KEB's events cannot
