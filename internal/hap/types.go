@@ -1,10 +1,8 @@
 // Package hap holds the domain of the Hyperscaler Account Pool as the job sees
-// it: bindings, pools, shoots and instance counts gathered into a Snapshot, and
-// the pure decisions taken on it. Nothing in this package does I/O or reads the
+// it: bindings, pools, shoots and instance counts tallied per binding (Tally),
+// and the pure decisions taken on them. Nothing in this package does I/O or reads the
 // clock; callers pass `now`.
 package hap
-
-import "time"
 
 // Label keys KEB and the account-cleanup process put on CredentialsBindings,
 // and the label KEB puts on shoots.
@@ -137,14 +135,11 @@ type Skipped struct {
 	Reason string
 }
 
-// Snapshot is everything one run knows, gathered once. A Snapshot only exists
-// when every list page and the database query succeeded: gathering fails
-// instead of returning a partial picture.
+// Snapshot is a landscape held whole, the way tests and the demo state one
+// (NewTally). A run never holds one: it counts shoots per binding while
+// they are listed (ShootCounter) and keeps only the counts.
 type Snapshot struct {
 	Bindings  []Binding
 	Shoots    []Shoot
 	Instances []InstanceCount
-	Skipped   []Skipped
-	// TakenAt is when the database part was read.
-	TakenAt time.Time
 }
