@@ -4,6 +4,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -88,8 +89,14 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Open connects to the database at dsn (URL or keyword/value form) and
-// checks that it answers. It neither creates nor migrates anything.
+// checks that it answers, saying what to check when it does not
+// (explain.go). It neither creates nor migrates anything.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	s, err := open(ctx, dsn, opts)
+	return s, explain(err, cmp.Or(opts.Schema, DefaultSchema))
+}
+
+func open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

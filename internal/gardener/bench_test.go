@@ -53,7 +53,7 @@ func BenchmarkListShoots(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		n := 0
-		stats, err := c.ListShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
+		stats, err := c.listShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -15,12 +15,12 @@ import (
 
 const credentialsBindingKind = "CredentialsBinding"
 
-// ListBindings hands every CredentialsBinding of the namespace to fn, page by
+// listBindings hands every CredentialsBinding of the namespace to fn, page by
 // page. A binding whose labels a decision could misread goes to skipped with
 // the reason instead, and the list goes on.
 //
-// onReset works as for ListShoots and covers both fn and skipped.
-func (c *Client) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+// onReset works as for listShoots and covers both fn and skipped.
+func (c *Client) listBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
 	if onReset == nil || fn == nil || skipped == nil {
 		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
 	}
@@ -29,9 +29,8 @@ func (c *Client) ListBindings(ctx context.Context, onReset func(), fn func(hap.B
 	})
 }
 
-// GetBinding reads one binding. Unlike a list, labels a decision could
-// misread are an error here: the caller asked for this very binding.
-func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, error) {
+// getBinding reads one binding (see GetBinding).
+func (c *Client) getBinding(ctx context.Context, name string) (hap.Binding, error) {
 	if name == "" {
 		return hap.Binding{}, errors.New("get credentials binding: name is empty")
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,8 +44,11 @@ type Client struct {
 	maxRestarts    int
 	betweenPages   func(ctx context.Context, resource string, page int) error
 	retry          wait.Backoff
-	shoots         resource
-	bindings       resource
+	// host is the API server's address, for the hints (explain.go).
+	host     string
+	log      *zap.Logger
+	shoots   resource
+	bindings resource
 }
 
 // resource is one kind's REST endpoint in the namespace.
@@ -58,6 +62,9 @@ type Option func(*Client)
 
 // WithRequestTimeout bounds each request (default 30s).
 func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.requestTimeout = d } }
+
+// WithLog is where each list says what it cost (port.go); none by default.
+func WithLog(log *zap.Logger) Option { return func(c *Client) { c.log = log } }
 
 // WithMaxRestarts caps how often one list starts over after an expired
 // continue token (default 3).
@@ -85,7 +92,8 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	if pageSize == 0 {
 		pageSize = DefaultPageSize
 	}
-	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry}
+	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry,
+		host: cfg.Host, log: zap.NewNop()}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -94,6 +102,9 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	}
 	if c.retry.Steps < 1 {
 		return nil, fmt.Errorf("gardener client: retry steps %d, want at least 1", c.retry.Steps)
+	}
+	if c.log == nil {
+		return nil, errors.New("gardener client: log is nil")
 	}
 	if c.maxRestarts < 0 {
 		return nil, fmt.Errorf("gardener client: max restarts %d is negative", c.maxRestarts)

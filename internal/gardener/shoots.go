@@ -7,13 +7,13 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// ListShoots hands every shoot of the namespace to fn, page by page.
+// listShoots hands every shoot of the namespace to fn, page by page.
 //
 // When the list has to start over (its continue token expired), onReset is
 // called first and the caller must forget every shoot fn received so far:
 // afterwards fn sees each shoot exactly once. Any error ends the list and is
 // returned; the caller must then discard what it received.
-func (c *Client) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
+func (c *Client) listShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
 	if onReset == nil || fn == nil {
 		return ListStats{}, errors.New("list shoots: onReset and fn must not be nil")
 	}

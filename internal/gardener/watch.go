@@ -147,10 +147,10 @@ func (w *Watcher) WaitForSync(ctx context.Context) error {
 	return nil
 }
 
-// ListShoots hands every cached shoot to fn in name order, as ListShoots of
+// listShoots hands every cached shoot to fn in name order, as listShoots of
 // the client does, and never calls onReset: the cache is whole or the list
 // fails.
-func (w *Watcher) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
+func (w *Watcher) listShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
 	if onReset == nil || fn == nil {
 		return ListStats{}, errors.New("list shoots: onReset and fn must not be nil")
 	}
@@ -168,9 +168,9 @@ func (w *Watcher) ListShoots(ctx context.Context, onReset func(), fn func(hap.Sh
 	return stats, nil
 }
 
-// ListBindings hands every cached binding to fn, or to skipped with the
+// listBindings hands every cached binding to fn, or to skipped with the
 // reason a decision could misread it, in name order as the client does.
-func (w *Watcher) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+func (w *Watcher) listBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
 	if onReset == nil || fn == nil || skipped == nil {
 		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
 	}
