@@ -19,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
 
 const (
@@ -124,7 +126,7 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 
 // restClientFor builds the REST client of one group: the client decodes raw
 // response bytes itself, and only needs the scheme to read Status errors, in
-// either encoding. Reads ask for protobuf first (see wire_format.go); request
+// either encoding. Reads ask for protobuf first (see wire/format.go); request
 // bodies are JSON.
 func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
 	cfg = rest.CopyConfig(cfg)
@@ -133,8 +135,8 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 	cfg.GroupVersion = &gv
 	cfg.APIPath = "/apis"
 	cfg.ContentType = runtime.ContentTypeJSON
-	cfg.AcceptContentTypes = readContentTypes
-	cfg.Wrap(recordContentType)
+	cfg.AcceptContentTypes = wire.ReadContentTypes
+	cfg.Wrap(wire.RecordContentType)
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "hap-reconciler"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -21,7 +22,7 @@ type FileSource struct {
 	files     []string
 	namespace string
 	shoots    []hap.Shoot
-	bindings  []bindingItem
+	bindings  []wire.BindingItem
 	byName    map[string]int // index into bindings
 }
 
@@ -74,7 +75,7 @@ func (s *FileSource) checkObject(obj exportObject, where string, nsWhere *string
 	group, _, _ := strings.Cut(obj.APIVersion, "/")
 	switch {
 	case obj.Kind == "Shoot" && group == shootsGroupVersion.Group:
-	case obj.Kind == credentialsBindingKind && group == bindingsGroupVersion.Group:
+	case obj.Kind == wire.CredentialsBindingKind && group == bindingsGroupVersion.Group:
 	default:
 		return fmt.Errorf("export file %s: kind %q (apiVersion %q) is neither a Shoot (%s) nor a CredentialsBinding (%s); export with kubectl get shoots,credentialsbindings",
 			where, obj.Kind, obj.APIVersion, shootsGroupVersion.Group, bindingsGroupVersion.Group)
@@ -98,15 +99,15 @@ func (s *FileSource) checkObject(obj exportObject, where string, nsWhere *string
 
 func (s *FileSource) add(obj exportObject, raw []byte, where string) error {
 	if obj.Kind == "Shoot" {
-		var item shootItem
-		if err := decodeObject(raw, &item); err != nil {
+		var item wire.ShootItem
+		if err := wire.DecodeObject(wire.JSON, raw, &item); err != nil {
 			return fmt.Errorf("export file %s, shoot %q: %w", where, obj.Metadata.Name, err)
 		}
-		s.shoots = append(s.shoots, item.shoot())
+		s.shoots = append(s.shoots, item.Shoot())
 		return nil
 	}
-	var item bindingItem
-	if err := decodeObject(raw, &item); err != nil {
+	var item wire.BindingItem
+	if err := wire.DecodeObject(wire.JSON, raw, &item); err != nil {
 		return fmt.Errorf("export file %s, credentials binding %q: %w", where, obj.Metadata.Name, err)
 	}
 	s.byName[item.Metadata.Name] = len(s.bindings)
@@ -154,7 +155,7 @@ func (s *FileSource) ListBindings(ctx context.Context, onReset func(), fn func(h
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := item.deliver(fn, skipped); err != nil {
+		if err := item.Deliver(fn, skipped); err != nil {
 			return err
 		}
 	}
@@ -168,7 +169,7 @@ func (s *FileSource) GetBinding(_ context.Context, name string) (hap.Binding, er
 	if !ok {
 		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w (%s)", name, ErrNotInExport, strings.Join(s.files, ", "))
 	}
-	b, err := s.bindings[i].binding()
+	b, err := s.bindings[i].Binding()
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w", name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -17,7 +18,7 @@ func (c *Client) listShoots(ctx context.Context, onReset func(), fn func(hap.Sho
 	if onReset == nil || fn == nil {
 		return ListStats{}, errors.New("list shoots: onReset and fn must not be nil")
 	}
-	return listPaged(ctx, c, c.shoots, onReset, func(item shootItem) error {
-		return fn(item.shoot())
+	return listPaged(ctx, c, c.shoots, onReset, func(item wire.ShootItem) error {
+		return fn(item.Shoot())
 	})
 }
