@@ -17,6 +17,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/db"
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/gardener/exportfile"
 	"github.com/kyma-project/hap-reconciler/internal/hint"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
@@ -279,8 +280,8 @@ func openGardener(s Settings) (gardenerSource, error) {
 
 // openExports reads the export files and says so in the log: a job that
 // reads the past must not be mistaken for one that reads the API.
-func openExports(s Settings) (*gardener.FileSource, error) {
-	files, err := gardener.OpenFiles(s.Config.Namespace, s.GardenerFiles...)
+func openExports(s Settings) (*exportfile.Source, error) {
+	files, err := exportfile.Open(s.Config.Namespace, s.GardenerFiles...)
 	if err != nil {
 		return nil, &InputError{Flag: "--gardener-file", Err: err}
 	}

@@ -2,6 +2,34 @@
 // and updates binding labels. It pages every list and decodes only the few
 // fields decisions need, so a run costs little more than fetching the pages
 // and holds at most one page in memory.
+//
+// Two sources of the jobs' Gardener port live here, each the port itself:
+// the Client, which asks the API server every time, and the Watcher, which
+// answers lists from watch caches the client keeps current and asks the
+// API server for everything else. Both say what to check when a request
+// fails (explain.go) and log what each list cost (port.go).
+//
+// The package's concerns, by file:
+//
+//   - the client: client.go (configuration, REST clients), list.go (paged
+//     lists, expired continue tokens), shoots.go and bindings.go (each
+//     kind's reads and guarded writes), retry.go (transient failures),
+//     errors.go (conflicts and refusals), kubeconfig.go (the kubeconfig's
+//     fingerprint);
+//   - the port: port.go (the jobs' methods on the Client), explain.go (the
+//     hints: forbidden, unauthorized, not served, unreachable);
+//   - the watch: watch.go (the Watcher and its lists), watch_port.go (the
+//     jobs' methods on the Watcher), watch_source.go (list
+//     and watch for a reflector, the cache's health), watch_objects.go (what
+//     the caches hold), watch_changes.go (telling a decision's change).
+//
+// The watch stays in this package, in files of its own, because it is the
+// client's lists kept current: it pages with the client's paged list, reads
+// the same REST resources with the same retry and namespace, and hands
+// GetBinding and writes to the client. As a package of its own it would
+// need all of those exported. Decoding (wire) needs nothing of the client,
+// and the export files (exportfile) need only the decoding: both are
+// packages of their own.
 package gardener
 
 import (
@@ -31,11 +59,6 @@ const (
 	// DefaultMaxRestarts is how often a list may start over after its
 	// continue token expired before it fails.
 	DefaultMaxRestarts = 3
-)
-
-var (
-	shootsGroupVersion   = schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1beta1"}
-	bindingsGroupVersion = schema.GroupVersion{Group: "security.gardener.cloud", Version: "v1alpha1"}
 )
 
 // Client talks to one Gardener project namespace.
@@ -111,11 +134,11 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	if c.maxRestarts < 0 {
 		return nil, fmt.Errorf("gardener client: max restarts %d is negative", c.maxRestarts)
 	}
-	shoots, err := restClientFor(cfg, shootsGroupVersion)
+	shoots, err := restClientFor(cfg, wire.ShootsGroupVersion)
 	if err != nil {
 		return nil, err
 	}
-	bindings, err := restClientFor(cfg, bindingsGroupVersion)
+	bindings, err := restClientFor(cfg, wire.BindingsGroupVersion)
 	if err != nil {
 		return nil, err
 	}

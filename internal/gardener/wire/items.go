@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -138,8 +140,17 @@ func (s ShootItem) Shoot() hap.Shoot {
 	}
 }
 
-// CredentialsBindingKind is the kind a skipped binding is reported as.
-const CredentialsBindingKind = "CredentialsBinding"
+// The kinds the items are read from, each at the version whose fields
+// they read (protobuf.go names the .proto files).
+const (
+	ShootKind              = "Shoot"
+	CredentialsBindingKind = "CredentialsBinding"
+)
+
+var (
+	ShootsGroupVersion   = schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1beta1"}
+	BindingsGroupVersion = schema.GroupVersion{Group: "security.gardener.cloud", Version: "v1alpha1"}
+)
 
 // BindingItem is the part of a CredentialsBinding decisions read.
 type BindingItem struct {
