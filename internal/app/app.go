@@ -46,7 +46,9 @@ type Settings struct {
 	// GardenerFiles, when set, replace the Gardener API with kubectl
 	// exports (--gardener-file); nothing is written to Gardener then.
 	GardenerFiles []string
-	// Gardener, when set, replaces the API client (a test's fake, say).
+	// Gardener, when set, replaces the API client (a test's fake, say). It
+	// is used as given: what to check when it fails is its own to say, as
+	// the API client says it.
 	Gardener jobs.Gardener
 	// Watch, when set, answers the jobs' lists from watch caches of the
 	// API (see Watch); serve uses it.
