@@ -1,6 +1,8 @@
 // Package db is the job's PostgreSQL adapter: it reads KEB's instances
 // table, which it never writes, and keeps the job's own tables in a schema of
-// its own (hap by default).
+// its own (hap by default). The Store is the jobs' and the reports' port
+// itself, and says what to check when PostgreSQL fails in a way an operator
+// meets (explain.go).
 package db
 
 import (
