@@ -88,8 +88,15 @@ type Option func(*Client)
 // WithRequestTimeout bounds each request (default 30s).
 func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.requestTimeout = d } }
 
-// WithLog is where each list says what it cost (port.go); none by default.
-func WithLog(log *zap.Logger) Option { return func(c *Client) { c.log = log } }
+// WithLog is where each list says what it cost (port.go); none by default,
+// and none for nil.
+func WithLog(log *zap.Logger) Option {
+	return func(c *Client) {
+		if log != nil {
+			c.log = log
+		}
+	}
+}
 
 // WithMaxRestarts caps how often one list starts over after an expired
 // continue token (default 3).
@@ -127,9 +134,6 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	}
 	if c.retry.Steps < 1 {
 		return nil, fmt.Errorf("gardener client: retry steps %d, want at least 1", c.retry.Steps)
-	}
-	if c.log == nil {
-		return nil, errors.New("gardener client: log is nil")
 	}
 	if c.maxRestarts < 0 {
 		return nil, fmt.Errorf("gardener client: max restarts %d is negative", c.maxRestarts)
