@@ -27,7 +27,10 @@
 // client's lists kept current: it pages with the client's paged list, reads
 // the same REST resources with the same retry and namespace, and hands
 // GetBinding and writes to the client. As a package of its own it would
-// need all of those exported. Decoding (wire) needs nothing of the client,
+// need all of those exported, and its tests, which compare the watch with
+// the client's own lists on both test beds, a second copy of the test
+// bed's helpers (an internal test here cannot import a helper package
+// that imports this one). Decoding (wire) needs nothing of the client,
 // and the export files (exportfile) need only the decoding: both are
 // packages of their own.
 package gardener
