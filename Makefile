@@ -67,7 +67,7 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs lan
 	$(GO) test -run '^$$' -fuzz '^FuzzBindingFromLabels$$' -fuzztime $(FUZZTIME) ./internal/hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzProviderNames$$' -fuzztime $(FUZZTIME) ./internal/hap/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/hap/rules/
-	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./internal/gardener/
+	$(GO) test -run '^$$' -fuzz '^FuzzScannerAgreesWithTheReference$$' -fuzztime $(FUZZTIME) ./internal/gardener/wire/
 	$(GO) test -short -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./internal/db/
 
 # The 2,000, 10,000 and 20,000 shoot landscapes; all three take about 35 minutes

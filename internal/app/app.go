@@ -17,6 +17,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/db"
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/gardener/exportfile"
+	"github.com/kyma-project/hap-reconciler/internal/hint"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
 	"github.com/kyma-project/hap-reconciler/internal/report"
@@ -44,7 +46,9 @@ type Settings struct {
 	// GardenerFiles, when set, replace the Gardener API with kubectl
 	// exports (--gardener-file); nothing is written to Gardener then.
 	GardenerFiles []string
-	// Gardener, when set, replaces the API client (a test's fake, say).
+	// Gardener, when set, replaces the API client (a test's fake, say). It
+	// is used as given: what to check when it fails is its own to say, as
+	// the API client says it.
 	Gardener jobs.Gardener
 	// Watch, when set, answers the jobs' lists from watch caches of the
 	// API (see Watch); serve uses it.
@@ -73,7 +77,7 @@ type Env struct {
 	Log     *zap.Logger
 
 	// watch is the watch Open started, if any.
-	watch *watchedPort
+	watch *watching
 	// kubeconfig is the file the Gardener API was opened from, if any.
 	kubeconfig *kubeconfigFile
 }
@@ -100,9 +104,8 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		env.Store = store
-		env.Reports = explainingReports{Store: store, schema: store.Schema()}
-		ports.Store, locker = explainingStore{Store: store, schema: store.Schema()}, runLocker{store}
+		env.Store, env.Reports = store, store
+		ports.Store, locker = store, runLocker{store}
 	}
 	if needs.Gardener || s.Watch != nil {
 		source, err := openGardener(s)
@@ -153,14 +156,14 @@ func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) 
 		return nil, &InputError{Flag: source, Err: err}
 	}
 	if err != nil {
-		return nil, explainDatabaseOr(err, c.Schema, "cannot connect to KEB's database (check the URL, the credentials and that the server is reachable)")
+		return nil, orSaying(err, "cannot connect to KEB's database (check the URL, the credentials and that the server is reachable)")
 	}
 	switch {
 	case needs.Migrate:
 		applied, err := store.MigrateUp(ctx)
 		if err != nil {
 			_ = store.Close()
-			return nil, explainDatabaseOr(err, c.Schema, fmt.Sprintf("migrating schema %q (the job's role must own it or be allowed to create it)", c.Schema))
+			return nil, orSaying(err, fmt.Sprintf("migrating schema %q (the job's role must own it or be allowed to create it)", c.Schema))
 		}
 		if len(applied) > 0 {
 			s.Log.Info(MigrationsMessage, zap.String("schema", c.Schema), zap.Stringers("migrations", applied))
@@ -168,10 +171,20 @@ func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) 
 	case needs.CurrentSchema:
 		if err := store.RequireCurrentSchema(ctx); err != nil {
 			_ = store.Close()
-			return nil, explainDatabaseOr(err, c.Schema, "a dry run applies no migration: run `hap-reconciler migrate` first")
+			return nil, orSaying(err, "a dry run applies no migration: run `hap-reconciler migrate` first")
 		}
 	}
 	return store, nil
+}
+
+// orSaying returns err as it is when it says what to check (the Store
+// explains the failures it recognises), and otherwise with what the
+// command was doing.
+func orSaying(err error, what string) error {
+	if hint.Has(err) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", what, err)
 }
 
 // databaseURL returns the connection string and what set it: the flag,
@@ -221,17 +234,18 @@ func loadKubeconfig(s Settings, needs Needs) (Settings, *kubeconfigFile, error) 
 }
 
 // gardenerSource is where the jobs read Gardener from, and the namespace;
-// live is the API's port when the source is the API.
+// live is the API client when the source is the API.
 type gardenerSource struct {
 	port      jobs.Gardener
-	live      *gardenerPort
-	watch     *watchedPort
+	live      *gardener.Client
+	watch     *watching
 	namespace string
 }
 
 // openGardener chooses the job's Gardener source once (export files, the
-// API, or the API watched) and wraps it once, in the port that explains
-// failures. This is the one place that decides where Gardener is read.
+// API, or the API watched). Each source is the jobs' port itself and says
+// what to check when it fails. This is the one place that decides where
+// Gardener is read.
 func openGardener(s Settings) (gardenerSource, error) {
 	namespace := s.Config.Namespace
 	if s.Watch != nil && (s.Gardener != nil || len(s.GardenerFiles) > 0) {
@@ -239,7 +253,7 @@ func openGardener(s Settings) (gardenerSource, error) {
 	}
 	switch {
 	case s.Gardener != nil:
-		return gardenerSource{port: explainingGardener{Gardener: s.Gardener, namespace: namespace}, namespace: namespace}, nil
+		return gardenerSource{port: s.Gardener, namespace: namespace}, nil
 	case len(s.GardenerFiles) > 0:
 		files, err := openExports(s)
 		if err != nil {
@@ -248,31 +262,28 @@ func openGardener(s Settings) (gardenerSource, error) {
 		if namespace == "" {
 			namespace = files.Namespace()
 		}
-		return gardenerSource{port: explainingGardener{Gardener: files, namespace: namespace}, namespace: namespace}, nil
+		return gardenerSource{port: files, namespace: namespace}, nil
 	}
-	cfg := s.RESTConfig
 	c := s.Config.Gardener
-	client, err := gardener.NewClient(cfg, namespace, c.PageSize, gardener.WithRequestTimeout(c.RequestTimeout.Duration))
+	client, err := gardener.NewClient(s.RESTConfig, namespace, c.PageSize,
+		gardener.WithRequestTimeout(c.RequestTimeout.Duration), gardener.WithLog(s.Log))
 	if err != nil {
 		return gardenerSource{}, err
 	}
-	live := &gardenerPort{client: client, log: s.Log}
-	explain := explainingGardener{Gardener: live, namespace: namespace, host: cfg.Host}
 	if s.Watch == nil {
-		return gardenerSource{port: explain, live: live, namespace: namespace}, nil
+		return gardenerSource{port: client, live: client, namespace: namespace}, nil
 	}
-	watched, err := watchGardener(live, s.Watch, s.Log)
+	watched, err := watchGardener(client, s.Watch, s.Log)
 	if err != nil {
 		return gardenerSource{}, err
 	}
-	explain.Gardener = watched
-	return gardenerSource{port: explain, live: live, watch: watched, namespace: namespace}, nil
+	return gardenerSource{port: watched.watcher, live: client, watch: watched, namespace: namespace}, nil
 }
 
 // openExports reads the export files and says so in the log: a job that
 // reads the past must not be mistaken for one that reads the API.
-func openExports(s Settings) (*gardener.FileSource, error) {
-	files, err := gardener.OpenFiles(s.Config.Namespace, s.GardenerFiles...)
+func openExports(s Settings) (*exportfile.Source, error) {
+	files, err := exportfile.Open(s.Config.Namespace, s.GardenerFiles...)
 	if err != nil {
 		return nil, &InputError{Flag: "--gardener-file", Err: err}
 	}

@@ -79,7 +79,7 @@ func (e *Env) checkSource(ctx context.Context, next gardenerSource) error {
 	if next.live == nil {
 		return errors.New("the Gardener source is not the API")
 	}
-	if err := next.live.client.CheckAccess(ctx); err != nil {
+	if err := next.live.CheckAccess(ctx); err != nil {
 		return err
 	}
 	if next.watch == nil {

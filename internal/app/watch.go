@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/gardener"
-	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // firstFillTimeout bounds the first full list of shoots and bindings when
@@ -34,18 +33,18 @@ type Watch struct {
 	Options []gardener.WatchOption
 }
 
-// watchGardener starts watching through live's client and returns the port
-// that lists from the watch. The first full list goes on in the
-// background; Env.WaitForGardener waits for it.
-func watchGardener(live *gardenerPort, w *Watch, log *zap.Logger) (*watchedPort, error) {
+// watchGardener starts watching through the client and returns the watch,
+// whose watcher is the port that lists from the watch caches. The first
+// full list goes on in the background; Env.WaitForGardener waits for it.
+func watchGardener(client *gardener.Client, w *Watch, log *zap.Logger) (*watching, error) {
 	health := &watchHealthLog{log: log, broken: map[string]bool{}}
-	watcher, err := gardener.NewWatcher(live.client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, w.Options...)...)
+	watcher, err := gardener.NewWatcher(client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, w.Options...)...)
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := context.WithCancel(w.Context)
 	watcher.Start(ctx)
-	return &watchedPort{gardenerPort: live, watcher: watcher, stop: stop, started: time.Now()}, nil
+	return &watching{watcher: watcher, stop: stop, started: time.Now()}, nil
 }
 
 // WaitForGardener waits until the watch Open started holds the first full
@@ -66,24 +65,14 @@ func (e *Env) WaitForGardener(ctx context.Context) error {
 	return nil
 }
 
-// watchedPort lists from the watch caches and does everything else live,
-// the release's last look at the shoots (ListShootsLive) included.
-type watchedPort struct {
-	*gardenerPort
+// watching is a watch Open started: the watcher lists from the watch
+// caches and does everything else live, the release's last look at the
+// shoots (ListShootsLive) included.
+type watching struct {
 	watcher *gardener.Watcher
 	// stop ends the watch; the end of Watch.Context does too.
 	stop    context.CancelFunc
 	started time.Time
-}
-
-func (p *watchedPort) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
-	_, err := p.watcher.ListBindings(ctx, onReset, fn, skipped)
-	return err
-}
-
-func (p *watchedPort) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) error {
-	_, err := p.watcher.ListShoots(ctx, onReset, fn)
-	return err
 }
 
 // watchHealthLog logs what an operator needs of the watch's health: a break

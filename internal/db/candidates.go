@@ -337,7 +337,8 @@ func candidateRowOf(c hap.Candidate, computedAt time.Time) candidateRow {
 
 // Candidates lists the candidate rows of ga ("" is the shared pools), or of
 // every GA with hap.AllGlobalAccounts, in pick order within each pool.
-func (s *Store) Candidates(ctx context.Context, ga string) ([]hap.StoredCandidate, error) {
+func (s *Store) Candidates(ctx context.Context, ga string) (_ []hap.StoredCandidate, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	var rows []candidateRow
 	q := s.db.WithContext(ctx).Table(s.table("binding_candidates"))
 	if ga != hap.AllGlobalAccounts {

@@ -148,7 +148,8 @@ func driftRows(findings []hap.Finding, now time.Time) ([]driftRow, error) {
 
 // OpenFindings lists the open findings about ga, or about every GA with
 // hap.AllGlobalAccounts.
-func (s *Store) OpenFindings(ctx context.Context, ga string) ([]hap.OpenFinding, error) {
+func (s *Store) OpenFindings(ctx context.Context, ga string) (_ []hap.OpenFinding, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	var rows []driftRow
 	q := s.db.WithContext(ctx).Table(s.table("binding_drift")).Where("resolved_at IS NULL")
 	if ga != hap.AllGlobalAccounts {

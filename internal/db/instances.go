@@ -80,11 +80,12 @@ type instanceCountRow struct {
 // The counts and the reservations they absorb are read in one REPEATABLE
 // READ transaction: both come from the same snapshot, so a reservation is
 // absorbed exactly when its instance is in the counts.
-func (s *Store) ReadInstanceCounts(ctx context.Context) (hap.InstanceRead, error) {
+func (s *Store) ReadInstanceCounts(ctx context.Context) (_ hap.InstanceRead, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	var read hap.InstanceRead
 	// A dropped connection or a server restarting fails an attempt; the
 	// whole read is repeated on a fresh one (see retryRead).
-	err := retryRead(ctx, func() error {
+	err = retryRead(ctx, func() error {
 		read = hap.InstanceRead{}
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 			if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {

@@ -97,7 +97,8 @@ func (s *Store) Migrate(ctx context.Context) error {
 // migration runs as one statement batch, hence in one transaction; one that
 // fails leaves the schema at the version before it, marked dirty, and later
 // calls refuse until an operator clears it (docs/deployment.md).
-func (s *Store) MigrateUp(ctx context.Context) ([]Migration, error) {
+func (s *Store) MigrateUp(ctx context.Context) (_ []Migration, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	all, err := migrations()
 	if err != nil {
 		return nil, err

@@ -53,9 +53,10 @@ func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap
 }
 
 // PoolHistory returns the samples recorded since, per pool, oldest first.
-func (s *Store) PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error) {
+func (s *Store) PoolHistory(ctx context.Context, since time.Time) (_ map[hap.Pool][]hap.PoolSample, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	var rows []poolHistoryRow
-	err := s.db.WithContext(ctx).Table(s.table("pool_history")).
+	err = s.db.WithContext(ctx).Table(s.table("pool_history")).
 		Where("recorded_at >= ?", since).Order("recorded_at").Find(&rows).Error
 	if err != nil {
 		return nil, s.wrap("read pool history", err)

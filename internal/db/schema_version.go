@@ -88,7 +88,8 @@ func (s *Store) SchemaVersion(ctx context.Context) (SchemaVersion, error) {
 // RequireCurrentSchema returns nil when the schema is at this release's
 // version, and otherwise an error wrapping ErrSchemaNotCurrent that says
 // where it stands. It only reads.
-func (s *Store) RequireCurrentSchema(ctx context.Context) error {
+func (s *Store) RequireCurrentSchema(ctx context.Context) (err error) {
+	defer func() { err = explain(err, s.schema) }()
 	v, err := s.SchemaVersion(ctx)
 	if err != nil {
 		return err

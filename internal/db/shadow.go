@@ -222,7 +222,8 @@ func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult, re
 }
 
 // ShadowPicks returns the picks compared since `since`, oldest first.
-func (s *Store) ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error) {
+func (s *Store) ShadowPicks(ctx context.Context, since time.Time) (_ []hap.ShadowResult, err error) {
+	defer func() { err = explain(err, s.schema) }()
 	var rows []shadowRow
 	if err := s.db.WithContext(ctx).Table(s.table("shadow_picks")).Where("picked_at >= ?", since).
 		Order(`picked_at, instance_id COLLATE "C"`).Find(&rows).Error; err != nil {

@@ -1,9 +1,12 @@
 // Package db is the job's PostgreSQL adapter: it reads KEB's instances
 // table, which it never writes, and keeps the job's own tables in a schema of
-// its own (hap by default).
+// its own (hap by default). The Store is the jobs' and the reports' port
+// itself, and says what to check when PostgreSQL fails in a way an operator
+// meets (explain.go).
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -88,8 +91,14 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Open connects to the database at dsn (URL or keyword/value form) and
-// checks that it answers. It neither creates nor migrates anything.
+// checks that it answers, saying what to check when it does not
+// (explain.go). It neither creates nor migrates anything.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	s, err := open(ctx, dsn, opts)
+	return s, explain(err, cmp.Or(opts.Schema, DefaultSchema))
+}
+
+func open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return nil, err

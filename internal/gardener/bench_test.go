@@ -3,15 +3,11 @@ package gardener
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
-
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -53,7 +49,7 @@ func BenchmarkListShoots(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		n := 0
-		stats, err := c.ListShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
+		stats, err := c.listShoots(context.Background(), func() { n = 0 }, func(hap.Shoot) error { n++; return nil })
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -87,56 +83,12 @@ func BenchmarkDecodeShootPage(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var p page[shootItem]
-		if err := decodePage(newScanner(bytes.NewReader(body)), &p); err != nil {
+		var p wire.Page[wire.ShootItem]
+		if err := wire.ReadPage(wire.JSON, bytes.NewReader(body), &p); err != nil {
 			b.Fatal(err)
 		}
 		if len(p.Items) != 500 {
 			b.Fatalf("decoded %d shoots, want 500", len(p.Items))
 		}
-	}
-}
-
-// BenchmarkDecodeShootPageByFormat decodes one page of 500 generated
-// shoots as JSON and as protobuf, the same objects in both: what the
-// client's share of a page costs from a CRD server and from
-// gardener-apiserver. It needs no test bed.
-func BenchmarkDecodeShootPageByFormat(b *testing.B) {
-	l := landscape.Generate(landscape.Options{Seed: 2000, GlobalAccounts: 350})
-	var list gardencorev1beta1.ShootList
-	list.ResourceVersion, list.Continue = "123456", "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ"
-	for _, s := range l.Shoots[:500] {
-		list.Items = append(list.Items, *s.Object)
-	}
-	jsonBody, err := json.Marshal(&list)
-	if err != nil {
-		b.Fatal(err)
-	}
-	msg, err := list.Marshal()
-	if err != nil {
-		b.Fatal(err)
-	}
-	protobufBody := protobufEnvelope(b, rand.New(rand.NewPCG(1, 1)), "ShootList", msg)
-	for _, format := range []struct {
-		name   string
-		body   []byte
-		decode func(r io.Reader, p *page[shootItem]) error
-	}{
-		{"json", jsonBody, func(r io.Reader, p *page[shootItem]) error { return decodePage(newScanner(r), p) }},
-		{"protobuf", protobufBody, decodeProtobufPage[shootItem]},
-	} {
-		b.Run(format.name, func(b *testing.B) {
-			b.SetBytes(int64(len(format.body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				var p page[shootItem]
-				if err := format.decode(bytes.NewReader(format.body), &p); err != nil {
-					b.Fatal(err)
-				}
-				if len(p.Items) != 500 {
-					b.Fatalf("decoded %d shoots, want 500", len(p.Items))
-				}
-			}
-		})
 	}
 }

@@ -10,28 +10,26 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-const credentialsBindingKind = "CredentialsBinding"
-
-// ListBindings hands every CredentialsBinding of the namespace to fn, page by
+// listBindings hands every CredentialsBinding of the namespace to fn, page by
 // page. A binding whose labels a decision could misread goes to skipped with
 // the reason instead, and the list goes on.
 //
-// onReset works as for ListShoots and covers both fn and skipped.
-func (c *Client) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+// onReset works as for listShoots and covers both fn and skipped.
+func (c *Client) listBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
 	if onReset == nil || fn == nil || skipped == nil {
 		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
 	}
-	return listPaged(ctx, c, c.bindings, onReset, func(item bindingItem) error {
-		return item.deliver(fn, skipped)
+	return listPaged(ctx, c, c.bindings, onReset, func(item wire.BindingItem) error {
+		return item.Deliver(fn, skipped)
 	})
 }
 
-// GetBinding reads one binding. Unlike a list, labels a decision could
-// misread are an error here: the caller asked for this very binding.
-func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, error) {
+// getBinding reads one binding (see GetBinding).
+func (c *Client) getBinding(ctx context.Context, name string) (hap.Binding, error) {
 	if name == "" {
 		return hap.Binding{}, errors.New("get credentials binding: name is empty")
 	}
@@ -45,15 +43,15 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q in namespace %s: %w", name, c.namespace, err)
 	}
-	format, err := formatOf(contentType)
+	format, err := wire.FormatOf(contentType)
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("get credentials binding %q: %w", name, err)
 	}
-	var item bindingItem
-	if err := decodeObjectIn(format, body, &item); err != nil {
+	var item wire.BindingItem
+	if err := wire.DecodeObject(format, body, &item); err != nil {
 		return hap.Binding{}, fmt.Errorf("decode credentials binding %q: %w", name, err)
 	}
-	b, err := item.binding()
+	b, err := item.Binding()
 	if err != nil {
 		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w", name, err)
 	}

@@ -2,6 +2,37 @@
 // and updates binding labels. It pages every list and decodes only the few
 // fields decisions need, so a run costs little more than fetching the pages
 // and holds at most one page in memory.
+//
+// Two sources of the jobs' Gardener port live here, each the port itself:
+// the Client, which asks the API server every time, and the Watcher, which
+// answers lists from watch caches the client keeps current and asks the
+// API server for everything else. Both say what to check when a request
+// fails (explain.go) and log what each list cost (port.go).
+//
+// The package's concerns, by file:
+//
+//   - the client: client.go (configuration, REST clients), list.go (paged
+//     lists, expired continue tokens), shoots.go and bindings.go (each
+//     kind's reads and guarded writes), retry.go (transient failures),
+//     errors.go (conflicts and refusals), kubeconfig.go (the kubeconfig's
+//     fingerprint);
+//   - the port: port.go (the jobs' methods on the Client), explain.go (the
+//     hints: forbidden, unauthorized, not served, unreachable);
+//   - the watch: watch.go (the Watcher and its lists), watch_port.go (the
+//     jobs' methods on the Watcher), watch_source.go (list
+//     and watch for a reflector, the cache's health), watch_objects.go (what
+//     the caches hold), watch_changes.go (telling a decision's change).
+//
+// The watch stays in this package, in files of its own, because it is the
+// client's lists kept current: it pages with the client's paged list, reads
+// the same REST resources with the same retry and namespace, and hands
+// GetBinding and writes to the client. As a package of its own it would
+// need all of those exported, and its tests, which compare the watch with
+// the client's own lists on both test beds, a second copy of the test
+// bed's helpers (an internal test here cannot import a helper package
+// that imports this one). Decoding (wire) needs nothing of the client,
+// and the export files (exportfile) need only the decoding: both are
+// packages of their own.
 package gardener
 
 import (
@@ -11,6 +42,7 @@ import (
 	"os"
 	"time"
 
+	"go.uber.org/zap"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -18,6 +50,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
 
 const (
@@ -30,11 +64,6 @@ const (
 	DefaultMaxRestarts = 3
 )
 
-var (
-	shootsGroupVersion   = schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1beta1"}
-	bindingsGroupVersion = schema.GroupVersion{Group: "security.gardener.cloud", Version: "v1alpha1"}
-)
-
 // Client talks to one Gardener project namespace.
 type Client struct {
 	namespace      string
@@ -43,8 +72,11 @@ type Client struct {
 	maxRestarts    int
 	betweenPages   func(ctx context.Context, resource string, page int) error
 	retry          wait.Backoff
-	shoots         resource
-	bindings       resource
+	// host is the API server's address, for the hints (explain.go).
+	host     string
+	log      *zap.Logger
+	shoots   resource
+	bindings resource
 }
 
 // resource is one kind's REST endpoint in the namespace.
@@ -58,6 +90,16 @@ type Option func(*Client)
 
 // WithRequestTimeout bounds each request (default 30s).
 func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.requestTimeout = d } }
+
+// WithLog is where each list says what it cost (port.go); none by default,
+// and none for nil.
+func WithLog(log *zap.Logger) Option {
+	return func(c *Client) {
+		if log != nil {
+			c.log = log
+		}
+	}
+}
 
 // WithMaxRestarts caps how often one list starts over after an expired
 // continue token (default 3).
@@ -85,7 +127,8 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	if pageSize == 0 {
 		pageSize = DefaultPageSize
 	}
-	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry}
+	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry,
+		host: cfg.Host, log: zap.NewNop()}
 	for _, opt := range opts {
 		opt(c)
 	}
@@ -98,11 +141,11 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 	if c.maxRestarts < 0 {
 		return nil, fmt.Errorf("gardener client: max restarts %d is negative", c.maxRestarts)
 	}
-	shoots, err := restClientFor(cfg, shootsGroupVersion)
+	shoots, err := restClientFor(cfg, wire.ShootsGroupVersion)
 	if err != nil {
 		return nil, err
 	}
-	bindings, err := restClientFor(cfg, bindingsGroupVersion)
+	bindings, err := restClientFor(cfg, wire.BindingsGroupVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +156,7 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 
 // restClientFor builds the REST client of one group: the client decodes raw
 // response bytes itself, and only needs the scheme to read Status errors, in
-// either encoding. Reads ask for protobuf first (see wire_format.go); request
+// either encoding. Reads ask for protobuf first (see wire/format.go); request
 // bodies are JSON.
 func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, error) {
 	cfg = rest.CopyConfig(cfg)
@@ -122,8 +165,8 @@ func restClientFor(cfg *rest.Config, gv schema.GroupVersion) (*rest.RESTClient, 
 	cfg.GroupVersion = &gv
 	cfg.APIPath = "/apis"
 	cfg.ContentType = runtime.ContentTypeJSON
-	cfg.AcceptContentTypes = readContentTypes
-	cfg.Wrap(recordContentType)
+	cfg.AcceptContentTypes = wire.ReadContentTypes
+	cfg.Wrap(wire.RecordContentType)
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "hap-reconciler"

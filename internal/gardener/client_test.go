@@ -36,7 +36,7 @@ func TestAPageRequestPastItsTimeoutFailsTheList(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
 	c := newClient(t, ns, 0, WithRequestTimeout(time.Nanosecond))
-	_, err := c.ListShoots(context.Background(), func() {}, func(hap.Shoot) error { return nil })
+	_, err := c.listShoots(context.Background(), func() {}, func(hap.Shoot) error { return nil })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the request deadline", err)
 	}

@@ -41,7 +41,7 @@ func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 	}
 
 	var got []hap.Shoot
-	if _, err := newClient(t, ns, 2).ListShoots(context.Background(), func() { got = nil }, func(s hap.Shoot) error {
+	if _, err := newClient(t, ns, 2).listShoots(context.Background(), func() { got = nil }, func(s hap.Shoot) error {
 		got = append(got, s)
 		return nil
 	}); err != nil {
@@ -69,7 +69,7 @@ func TestListBindingsReadsLabelsAsKEBsSelectorsAndSaysWhyOneIsInNoPool(t *testin
 
 	var got []hap.Binding
 	var skipped []hap.Skipped
-	if _, err := newClient(t, ns, 0).ListBindings(context.Background(),
+	if _, err := newClient(t, ns, 0).listBindings(context.Background(),
 		func() { got, skipped = nil, nil },
 		func(b hap.Binding) error { got = append(got, b); return nil },
 		func(s hap.Skipped) { skipped = append(skipped, s) }); err != nil {

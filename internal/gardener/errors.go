@@ -19,7 +19,7 @@ func IsConflict(err error) bool { return errors.Is(err, ErrConflict) }
 // unknown whether the write landed, and the caller must find out by reading
 // the object back.
 func IsRefused(err error) bool {
-	return IsConflict(err) || errors.Is(err, errExportReadOnly) ||
+	return IsConflict(err) ||
 		apierrors.IsConflict(err) || apierrors.IsNotFound(err) || apierrors.IsForbidden(err) ||
 		apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsUnauthorized(err) ||
 		apierrors.IsMethodNotSupported(err) || apierrors.IsUnsupportedMediaType(err)

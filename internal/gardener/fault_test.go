@@ -101,7 +101,7 @@ const cutBody = -1
 func listAllShoots(t *testing.T, c *Client) ([]hap.Shoot, ListStats, error) {
 	t.Helper()
 	var got shootCollector
-	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
+	stats, err := c.listShoots(context.Background(), got.reset, got.add)
 	return got.sorted(), stats, err
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
 
 // ListStats tells what one list did.
@@ -27,48 +29,6 @@ type ListStats struct {
 // ErrTooManyRestarts ends a list whose continue token kept expiring.
 var ErrTooManyRestarts = errors.New("list restarted too often")
 
-// page is one list response, decoded only as far as T needs.
-type page[T any] struct {
-	Metadata struct {
-		Continue        string
-		ResourceVersion string
-	}
-	Items []T
-}
-
-// decodePage reads a list response, {"metadata": ..., "items": [...], ...} with
-// its members in any order, item by item as it streams in.
-func decodePage[T any, PT decoder[T]](s *scanner, p *page[T]) error {
-	err := s.object("list", func(name []byte) error {
-		switch string(name) {
-		case "metadata":
-			return s.object("list metadata", func(name []byte) error {
-				switch string(name) {
-				case "continue":
-					return s.strOrNull("list metadata.continue", &p.Metadata.Continue)
-				case "resourceVersion":
-					return s.strOrNull("list metadata.resourceVersion", &p.Metadata.ResourceVersion)
-				}
-				return s.skip()
-			})
-		case "items":
-			return s.array("list items", func() error {
-				var item T
-				if err := PT(&item).decode(s); err != nil {
-					return fmt.Errorf("item %d: %w", len(p.Items), err)
-				}
-				p.Items = append(p.Items, item)
-				return nil
-			})
-		}
-		return s.skip()
-	})
-	if err != nil {
-		return fmt.Errorf("decode list: %w", err)
-	}
-	return s.finish()
-}
-
 // listPaged hands every object of res to each, one page at a time.
 //
 // A continue token can expire mid-list (410 Gone once etcd compacted past
@@ -76,7 +36,7 @@ func decodePage[T any, PT decoder[T]](s *scanner, p *page[T]) error {
 // calling onReset: the caller drops what it received so far, and so ends up
 // with every object exactly once, while nothing here holds more than one page.
 // Any other error ends the list: a partial list must never pass for a whole.
-func listPaged[T any, PT decoder[T]](ctx context.Context, c *Client, res resource, onReset func(), each func(T) error) (ListStats, error) {
+func listPaged[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resource, onReset func(), each func(T) error) (ListStats, error) {
 	var stats ListStats
 	token := ""
 	for {
@@ -122,34 +82,31 @@ func listPaged[T any, PT decoder[T]](ctx context.Context, c *Client, res resourc
 // readWithRetry); the token stays valid across the attempts.
 //
 // The page is read as protobuf or JSON, whichever the API server answered
-// (wire_format.go), and decoded while it streams in: the client decodes items as the
+// (wire/format.go), and decoded while it streams in: the client decodes items as the
 // API server still encodes and sends the rest, instead of the two taking
 // turns, and the page's bytes are never held whole. Its items are handed on
 // only once the page is complete, so an attempt that broke off halfway is
 // repeated without handing anything over twice.
-func getPage[T any, PT decoder[T]](ctx context.Context, c *Client, res resource, token string) (page[T], error) {
-	var p page[T]
+func getPage[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resource, token string) (wire.Page[T], error) {
+	var p wire.Page[T]
 	err := c.readWithRetry(ctx, func(ctx context.Context) error {
 		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
 			Param("limit", strconv.FormatInt(c.pageSize, 10))
 		if token != "" {
 			req = req.Param("continue", token)
 		}
-		ctx, response := withContentTypeSlot(ctx)
+		ctx, response := wire.WithContentTypeSlot(ctx)
 		body, err := req.Stream(ctx)
 		if err != nil {
 			return err
 		}
 		defer body.Close()
-		format, err := response.format()
+		format, err := response.Format()
 		if err != nil {
 			return err
 		}
-		p = page[T]{}
-		if format == formatProtobuf {
-			return decodeProtobufPage[T, PT](body, &p)
-		}
-		return decodePage[T, PT](newScanner(body), &p)
+		p = wire.Page[T]{}
+		return wire.ReadPage[T, PT](format, body, &p)
 	})
 	return p, err
 }

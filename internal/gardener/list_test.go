@@ -51,7 +51,7 @@ func testListShootsAcrossPages(t *testing.T, server apiServer) {
 	}
 	var got shootCollector
 	c, formats := server.recordingClient(t, ns, pageSize)
-	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
+	stats, err := c.listShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func testListBindingsAcrossPages(t *testing.T, server apiServer) {
 	var got []hap.Binding
 	var skipped []hap.Skipped
 	c, formats := server.recordingClient(t, ns, 4)
-	stats, err := c.ListBindings(context.Background(),
+	stats, err := c.listBindings(context.Background(),
 		func() { got, skipped = nil, nil },
 		func(b hap.Binding) error { got = append(got, b); return nil },
 		func(s hap.Skipped) { skipped = append(skipped, s) })
@@ -143,7 +143,7 @@ func testListShootsRestartsAfterExpiredToken(t *testing.T, server apiServer) {
 	})
 	var got shootCollector
 	c, formats := server.recordingClient(t, ns, 3, expireOnce)
-	stats, err := c.ListShoots(context.Background(), got.reset, got.add)
+	stats, err := c.listShoots(context.Background(), got.reset, got.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
 	_, ns := loadLandscape(t, landscape.Options{Seed: 4, GlobalAccounts: 2})
 	always := expireTokenAfterPage(t, crdServer(), ns, func(int) bool { return true })
 	var got shootCollector
-	stats, err := newClient(t, ns, 2, always, WithMaxRestarts(2)).ListShoots(context.Background(), got.reset, got.add)
+	stats, err := newClient(t, ns, 2, always, WithMaxRestarts(2)).listShoots(context.Background(), got.reset, got.add)
 	if !errors.Is(err, ErrTooManyRestarts) {
 		t.Fatalf("err = %v, want ErrTooManyRestarts", err)
 	}
@@ -185,7 +185,7 @@ func TestListFailsClosedWhenTheAPIIsUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	called := false
-	_, err = c.ListShoots(context.Background(), func() {}, func(hap.Shoot) error { called = true; return nil })
+	_, err = c.listShoots(context.Background(), func() {}, func(hap.Shoot) error { called = true; return nil })
 	if err == nil || called {
 		t.Fatalf("err = %v, fn called = %v; want an error and no shoot", err, called)
 	}
@@ -196,7 +196,7 @@ func TestListStopsAtTheCallersError(t *testing.T) {
 	_, ns := loadLandscape(t, landscape.Options{Seed: 5, GlobalAccounts: 2})
 	stop := errors.New("caller stops")
 	calls := 0
-	_, err := newClient(t, ns, 0).ListShoots(context.Background(), func() {}, func(hap.Shoot) error { calls++; return stop })
+	_, err := newClient(t, ns, 0).listShoots(context.Background(), func() {}, func(hap.Shoot) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Fatalf("err = %v after %d calls, want the caller's error after one", err, calls)
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -82,7 +83,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 	}
 	w.shoots = w.newKind(c.shoots, &cachedShoot{}, func(ctx context.Context) ([]runtime.Object, string, error) {
 		var items []runtime.Object
-		stats, err := listPaged(ctx, c, c.shoots, func() { items = items[:0] }, func(item shootItem) error {
+		stats, err := listPaged(ctx, c, c.shoots, func() { items = items[:0] }, func(item wire.ShootItem) error {
 			// A listed shoot's resourceVersion is left out of the cache: the
 			// reflector resumes from the list's, and 100,000 of them add up.
 			items = append(items, newCachedShoot(item, ""))
@@ -92,7 +93,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 	}, decodeShootEvent)
 	w.bindings = w.newKind(c.bindings, &cachedBinding{}, func(ctx context.Context) ([]runtime.Object, string, error) {
 		var items []runtime.Object
-		stats, err := listPaged(ctx, c, c.bindings, func() { items = items[:0] }, func(item bindingItem) error {
+		stats, err := listPaged(ctx, c, c.bindings, func() { items = items[:0] }, func(item wire.BindingItem) error {
 			items = append(items, newCachedBinding(item))
 			return nil
 		})
@@ -102,7 +103,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 }
 
 func (w *Watcher) newKind(res resource, expected runtime.Object,
-	list func(context.Context) ([]runtime.Object, string, error), decode func(wireFormat, []byte) (runtime.Object, error)) *watchedKind {
+	list func(context.Context) ([]runtime.Object, string, error), decode func(wire.Format, []byte) (runtime.Object, error)) *watchedKind {
 	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth)}
 	var store cache.Store = cache.NewStore(cache.MetaNamespaceKeyFunc)
 	if w.onChange != nil {
@@ -147,10 +148,10 @@ func (w *Watcher) WaitForSync(ctx context.Context) error {
 	return nil
 }
 
-// ListShoots hands every cached shoot to fn in name order, as ListShoots of
+// listShoots hands every cached shoot to fn in name order, as listShoots of
 // the client does, and never calls onReset: the cache is whole or the list
 // fails.
-func (w *Watcher) ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
+func (w *Watcher) listShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error) {
 	if onReset == nil || fn == nil {
 		return ListStats{}, errors.New("list shoots: onReset and fn must not be nil")
 	}
@@ -168,9 +169,9 @@ func (w *Watcher) ListShoots(ctx context.Context, onReset func(), fn func(hap.Sh
 	return stats, nil
 }
 
-// ListBindings hands every cached binding to fn, or to skipped with the
+// listBindings hands every cached binding to fn, or to skipped with the
 // reason a decision could misread it, in name order as the client does.
-func (w *Watcher) ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
+func (w *Watcher) listBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error) {
 	if onReset == nil || fn == nil || skipped == nil {
 		return ListStats{}, errors.New("list credentials bindings: onReset, fn and skipped must not be nil")
 	}
@@ -182,7 +183,7 @@ func (w *Watcher) ListBindings(ctx context.Context, onReset func(), fn func(hap.
 	for _, o := range objs {
 		b := o.(*cachedBinding)
 		if b.skipped != "" {
-			skipped(hap.Skipped{Kind: credentialsBindingKind, Name: b.Name, Reason: b.skipped})
+			skipped(hap.Skipped{Kind: wire.CredentialsBindingKind, Name: b.Name, Reason: b.skipped})
 		} else if err := fn(b.binding); err != nil {
 			return stats, err
 		}

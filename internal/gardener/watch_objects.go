@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -22,10 +23,10 @@ type cachedShoot struct {
 	shoot hap.Shoot
 }
 
-func newCachedShoot(item shootItem, resourceVersion string) *cachedShoot {
+func newCachedShoot(item wire.ShootItem, resourceVersion string) *cachedShoot {
 	return &cachedShoot{
 		ObjectMeta: metav1.ObjectMeta{Name: item.Metadata.Name, ResourceVersion: resourceVersion},
-		shoot:      item.shoot(),
+		shoot:      item.Shoot(),
 	}
 }
 
@@ -43,9 +44,9 @@ type cachedBinding struct {
 	skipped string
 }
 
-func newCachedBinding(item bindingItem) *cachedBinding {
+func newCachedBinding(item wire.BindingItem) *cachedBinding {
 	c := &cachedBinding{ObjectMeta: metav1.ObjectMeta{Name: item.Metadata.Name, ResourceVersion: item.Metadata.ResourceVersion}}
-	b, err := item.binding()
+	b, err := item.Binding()
 	if err != nil {
 		c.skipped = err.Error()
 	} else {
@@ -74,9 +75,9 @@ func (l *cachedList) DeepCopyObject() runtime.Object {
 }
 
 // decodeShootEvent decodes the object of a watch event on shoots.
-func decodeShootEvent(format wireFormat, raw []byte) (runtime.Object, error) {
-	var item shootItem
-	if err := decodeObjectIn(format, raw, &item); err != nil {
+func decodeShootEvent(format wire.Format, raw []byte) (runtime.Object, error) {
+	var item wire.ShootItem
+	if err := wire.DecodeObject(format, raw, &item); err != nil {
 		return nil, fmt.Errorf("decode shoot: %w", err)
 	}
 	// The reflector resumes watching from the last event's resourceVersion.
@@ -85,9 +86,9 @@ func decodeShootEvent(format wireFormat, raw []byte) (runtime.Object, error) {
 
 // decodeBindingEvent decodes the object of a watch event on credentials
 // bindings.
-func decodeBindingEvent(format wireFormat, raw []byte) (runtime.Object, error) {
-	var item bindingItem
-	if err := decodeObjectIn(format, raw, &item); err != nil {
+func decodeBindingEvent(format wire.Format, raw []byte) (runtime.Object, error) {
+	var item wire.BindingItem
+	if err := wire.DecodeObject(format, raw, &item); err != nil {
 		return nil, fmt.Errorf("decode credentials binding: %w", err)
 	}
 	return newCachedBinding(item), nil

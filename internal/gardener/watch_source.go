@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+
+	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
 
 // watchSource lists and watches one kind for a reflector. Pages and events
@@ -27,7 +29,7 @@ type watchSource struct {
 	list func(ctx context.Context) ([]runtime.Object, string, error)
 	// decode turns a watch event's object, encoded in format, into a
 	// cached object.
-	decode func(format wireFormat, raw []byte) (runtime.Object, error)
+	decode func(format wire.Format, raw []byte) (runtime.Object, error)
 	health *health
 }
 
@@ -58,11 +60,11 @@ func (s *watchSource) WatchWithContext(ctx context.Context, options metav1.ListO
 	if options.TimeoutSeconds != nil {
 		req = req.Param("timeoutSeconds", strconv.FormatInt(*options.TimeoutSeconds, 10))
 	}
-	streamCtx, response := withContentTypeSlot(ctx)
+	streamCtx, response := wire.WithContentTypeSlot(ctx)
 	body, err := req.Stream(streamCtx)
 	if err == nil {
-		var format wireFormat
-		if format, err = response.format(); err == nil {
+		var format wire.Format
+		if format, err = response.Format(); err == nil {
 			s.health.ready(gen)
 			return s.watching(ctx, gen, format, body), nil
 		}
@@ -74,8 +76,8 @@ func (s *watchSource) WatchWithContext(ctx context.Context, options metav1.ListO
 }
 
 // watching hands the events of an open watch's body to the reflector.
-func (s *watchSource) watching(ctx context.Context, gen uint64, format wireFormat, body io.ReadCloser) watch.Interface {
-	d := &eventDecoder{body: body, format: format, events: newEventReader(format, body), decode: s.decode, ended: func(err error) {
+func (s *watchSource) watching(ctx context.Context, gen uint64, format wire.Format, body io.ReadCloser) watch.Interface {
+	d := &eventDecoder{body: body, format: format, events: wire.NewEventReader(format, body), decode: s.decode, ended: func(err error) {
 		s.health.notReady(gen, fmt.Errorf("watch of %s ended: %w", s.res.name, err))
 	}}
 	reporter := apierrors.NewClientErrorReporter(http.StatusInternalServerError, "GET", "ClientWatchDecoding")
@@ -93,18 +95,18 @@ func (s *watchSource) Watch(options metav1.ListOptions) (watch.Interface, error)
 }
 
 // eventDecoder reads the API server's watch stream, one event after the
-// other, in either format (watch_events.go).
+// other, in either format (wire/events.go).
 type eventDecoder struct {
 	body   io.ReadCloser
-	format wireFormat
-	events eventReader
-	decode func(format wireFormat, raw []byte) (runtime.Object, error)
+	format wire.Format
+	events wire.EventReader
+	decode func(format wire.Format, raw []byte) (runtime.Object, error)
 	// ended is told why the stream stopped delivering events.
 	ended func(error)
 }
 
 func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
-	eventType, raw, err := d.events.next()
+	eventType, raw, err := d.events.Next()
 	if err != nil {
 		d.ended(err)
 		return "", nil, err
@@ -113,7 +115,7 @@ func (d *eventDecoder) Decode() (watch.EventType, runtime.Object, error) {
 	case watch.Error:
 		// Typically 410 Gone: the resourceVersion to resume from was
 		// compacted away. The reflector lists again.
-		status, err := decodeStatus(d.format, raw)
+		status, err := wire.DecodeStatus(d.format, raw)
 		if err != nil {
 			d.ended(err)
 			return "", nil, fmt.Errorf("decode watch error: %w", err)

@@ -17,8 +17,8 @@ import (
 
 // lister is what the client and the watcher both offer.
 type lister interface {
-	ListShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error)
-	ListBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error)
+	listShoots(ctx context.Context, onReset func(), fn func(hap.Shoot) error) (ListStats, error)
+	listBindings(ctx context.Context, onReset func(), fn func(hap.Binding) error, skipped func(hap.Skipped)) (ListStats, error)
 }
 
 // picture is everything one source lists.
@@ -30,13 +30,13 @@ type picture struct {
 
 func pictureOf(ctx context.Context, l lister) (picture, error) {
 	var p picture
-	if _, err := l.ListShoots(ctx, func() { p.Shoots = nil }, func(s hap.Shoot) error {
+	if _, err := l.listShoots(ctx, func() { p.Shoots = nil }, func(s hap.Shoot) error {
 		p.Shoots = append(p.Shoots, s)
 		return nil
 	}); err != nil {
 		return p, err
 	}
-	_, err := l.ListBindings(ctx, func() { p.Bindings, p.Skipped = nil, nil }, func(b hap.Binding) error {
+	_, err := l.listBindings(ctx, func() { p.Bindings, p.Skipped = nil, nil }, func(b hap.Binding) error {
 		p.Bindings = append(p.Bindings, b)
 		return nil
 	}, func(s hap.Skipped) { p.Skipped = append(p.Skipped, s) })

@@ -14,7 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 
-	"github.com/kyma-project/hap-reconciler/internal/gardener"
+	"github.com/kyma-project/hap-reconciler/internal/gardener/exportfile"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -141,7 +141,7 @@ func openExport(n narrator, l *landscape.Landscape, dir string) (gardenerSource,
 	if err := writeExport(path, exportNamespace, l); err != nil {
 		return gardenerSource{}, err
 	}
-	files, err := gardener.OpenFiles(exportNamespace, path)
+	files, err := exportfile.Open(exportNamespace, path)
 	if err != nil {
 		return gardenerSource{}, err
 	}

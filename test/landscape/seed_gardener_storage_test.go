@@ -58,14 +58,14 @@ func TestASeededLandscapeIsServedByTheRealGardenerAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var shoots []hap.Shoot
-	if _, err := c.ListShoots(ctx, func() { shoots = nil }, func(s hap.Shoot) error { shoots = append(shoots, s); return nil }); err != nil {
+	if err := c.ListShoots(ctx, func() { shoots = nil }, func(s hap.Shoot) error { shoots = append(shoots, s); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if want := l.ExpectedShoots(); !reflect.DeepEqual(byName(shoots, shootName), byName(want, shootName)) {
 		t.Errorf("served shoots differ from the landscape's: %d served, %d expected", len(shoots), len(want))
 	}
 	var bindings []hap.Binding
-	if _, err := c.ListBindings(ctx, func() { bindings = nil }, func(b hap.Binding) error { bindings = append(bindings, b); return nil }, func(hap.Skipped) {}); err != nil {
+	if err := c.ListBindings(ctx, func() { bindings = nil }, func(b hap.Binding) error { bindings = append(bindings, b); return nil }, func(hap.Skipped) {}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range bindings {

@@ -1,8 +1,10 @@
-package gardener
+package wire
 
 import (
 	"bytes"
 	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
@@ -12,18 +14,21 @@ import (
 // its decode method, for lists, watch events, single reads and export files
 // alike. Protobuf answers are read by each kind's decodeProtobuf
 // (protobuf_items.go), which fills the same item from the same fields, so
-// shoot() and binding() alone decide what an item means.
+// Shoot() and Binding() alone decide what an item means.
 
-// decoder is an object a scanner fills from JSON, or decodeProtobuf from
-// its protobuf message (protobuf_items.go), reading the same members.
-type decoder[T any] interface {
+// Item is an object a scanner fills from JSON, or decodeProtobuf from its
+// protobuf message (protobuf_items.go), reading the same members: ShootItem
+// and BindingItem. Its methods are the package's own, so only they are
+// items; callers name it to read pages and objects of either kind
+// (ReadPage, DecodeObject).
+type Item[T any] interface {
 	*T
 	decode(s *scanner) error
 	decodeProtobuf(msg []byte, in *interner) error
 }
 
-// decodeObject decodes one whole object of Gardener's from raw JSON.
-func decodeObject[T any, PT decoder[T]](raw []byte, v PT) error {
+// decodeJSON decodes one whole object of Gardener's from raw JSON.
+func decodeJSON[T any, PT Item[T]](raw []byte, v PT) error {
 	s := newScanner(bytes.NewReader(raw))
 	if err := v.decode(s); err != nil {
 		return err
@@ -31,11 +36,11 @@ func decodeObject[T any, PT decoder[T]](raw []byte, v PT) error {
 	return s.finish()
 }
 
-// decodeObjectIn decodes one whole object of Gardener's from raw, encoded
+// DecodeObject decodes one whole object of Gardener's from raw, encoded
 // in format: protobuf in its envelope, or JSON.
-func decodeObjectIn[T any, PT decoder[T]](format wireFormat, raw []byte, v PT) error {
-	if format == formatJSON {
-		return decodeObject[T, PT](raw, v)
+func DecodeObject[T any, PT Item[T]](format Format, raw []byte, v PT) error {
+	if format == JSON {
+		return decodeJSON[T, PT](raw, v)
 	}
 	msg, err := unwrapEnvelope(raw)
 	if err != nil {
@@ -70,10 +75,10 @@ func (s *scanner) metadata(m *objectMeta, label func(key []byte) error, other fu
 	})
 }
 
-// shootItem is the part of a Shoot decisions read. A production shoot is
+// ShootItem is the part of a Shoot decisions read. A production shoot is
 // about 17 KB of JSON; decoding it into Gardener's full type would cost more
 // than fetching it.
-type shootItem struct {
+type ShootItem struct {
 	Metadata struct {
 		objectMeta
 		// DeletionTimestamp is empty while the shoot is not being deleted.
@@ -87,7 +92,7 @@ type shootItem struct {
 	}
 }
 
-func (it *shootItem) decode(s *scanner) error {
+func (it *ShootItem) decode(s *scanner) error {
 	m, spec := &it.Metadata, &it.Spec
 	return s.object("shoot", func(name []byte) error {
 		switch string(name) {
@@ -118,7 +123,8 @@ func (it *shootItem) decode(s *scanner) error {
 	})
 }
 
-func (s shootItem) shoot() hap.Shoot {
+// Shoot is what the item means to a decision.
+func (s ShootItem) Shoot() hap.Shoot {
 	binding, viaSecret := s.Spec.CredentialsBindingName, false
 	if binding == "" {
 		// Shoots created before credentials bindings name a secret binding
@@ -134,8 +140,20 @@ func (s shootItem) shoot() hap.Shoot {
 	}
 }
 
-// bindingItem is the part of a CredentialsBinding decisions read.
-type bindingItem struct {
+// The kinds the items are read from, each at the version whose fields
+// they read (protobuf.go names the .proto files).
+const (
+	ShootKind              = "Shoot"
+	CredentialsBindingKind = "CredentialsBinding"
+)
+
+var (
+	ShootsGroupVersion   = schema.GroupVersion{Group: "core.gardener.cloud", Version: "v1beta1"}
+	BindingsGroupVersion = schema.GroupVersion{Group: "security.gardener.cloud", Version: "v1alpha1"}
+)
+
+// BindingItem is the part of a CredentialsBinding decisions read.
+type BindingItem struct {
 	Metadata struct {
 		objectMeta
 		Labels map[string]string
@@ -147,7 +165,7 @@ type bindingItem struct {
 	}
 }
 
-func (it *bindingItem) decode(s *scanner) error {
+func (it *BindingItem) decode(s *scanner) error {
 	m := &it.Metadata
 	return s.object("credentials binding", func(name []byte) error {
 		switch string(name) {
@@ -186,18 +204,20 @@ func (it *bindingItem) decode(s *scanner) error {
 	})
 }
 
-func (b bindingItem) binding() (hap.Binding, error) {
+// Binding is what the item means to a decision, or why a decision could
+// misread its labels.
+func (b BindingItem) Binding() (hap.Binding, error) {
 	hb, err := hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
 	hb.ReleaseID = b.Metadata.ReleaseID
 	return hb, err
 }
 
-// deliver hands the binding to fn or, when a decision could misread its
+// Deliver hands the binding to fn or, when a decision could misread its
 // labels, the reason to skipped: every source of bindings skips alike.
-func (b bindingItem) deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
-	hb, err := b.binding()
+func (b BindingItem) Deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
+	hb, err := b.Binding()
 	if err != nil {
-		skipped(hap.Skipped{Kind: credentialsBindingKind, Name: b.Metadata.Name, Reason: err.Error()})
+		skipped(hap.Skipped{Kind: CredentialsBindingKind, Name: b.Metadata.Name, Reason: err.Error()})
 		return nil
 	}
 	return fn(hb)

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"reflect"
@@ -16,19 +16,19 @@ func TestDecodePageReadsMembersInAnyOrder(t *testing.T) {
 		"metadata first": `{"kind":"ShootList","apiVersion":"core.gardener.cloud/v1beta1","metadata":{"resourceVersion":"7","continue":"tok"},"items":[` + item + `]}`,
 	}
 	for name, body := range pages {
-		var p page[shootItem]
+		var p Page[ShootItem]
 		if err := decodePage(newScanner(strings.NewReader(body)), &p); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if p.Metadata.Continue != "tok" || p.Metadata.ResourceVersion != "7" || len(p.Items) != 1 {
 			t.Fatalf("%s: decoded %+v", name, p)
 		}
-		if got := p.Items[0].shoot(); got.Name != "c-1" || got.BindingName != "aws-1" || got.RuntimeID != "rt-1" {
+		if got := p.Items[0].Shoot(); got.Name != "c-1" || got.BindingName != "aws-1" || got.RuntimeID != "rt-1" {
 			t.Fatalf("%s: shoot %+v", name, got)
 		}
 	}
 
-	var empty page[shootItem]
+	var empty Page[ShootItem]
 	if err := decodePage(newScanner(strings.NewReader(`{"items":null,"metadata":{"resourceVersion":"8"}}`)), &empty); err != nil || len(empty.Items) != 0 {
 		t.Fatalf("page without items: %+v, %v", empty, err)
 	}
@@ -42,13 +42,13 @@ func TestDecodePageRefusesWhatIsNotAList(t *testing.T) {
 		"item no object":  `{"items":[42]}`,
 		"trailing member": `{"items":[],"metadata":`,
 	} {
-		var p page[shootItem]
+		var p Page[ShootItem]
 		if err := decodePage(newScanner(strings.NewReader(body)), &p); err == nil {
 			t.Errorf("%s: decoded %+v without an error", name, p)
 		}
 	}
-	var p page[shootItem]
-	if err := decodePage(newScanner(strings.NewReader(`{"items":[]}`)), &p); err != nil || !reflect.DeepEqual(p, page[shootItem]{}) {
+	var p Page[ShootItem]
+	if err := decodePage(newScanner(strings.NewReader(`{"items":[]}`)), &p); err != nil || !reflect.DeepEqual(p, Page[ShootItem]{}) {
 		t.Errorf("empty list: %+v, %v", p, err)
 	}
 }
@@ -64,17 +64,17 @@ func TestShootItemKeepsOnlyTheRuntimeIDLabel(t *testing.T) {
 		`{}`:   "",
 		`null`: "",
 	} {
-		var item shootItem
-		if err := decodeObject([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`},"spec":{"credentialsBindingName":"aws-1"}}`), &item); err != nil {
+		var item ShootItem
+		if err := decodeJSON([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`},"spec":{"credentialsBindingName":"aws-1"}}`), &item); err != nil {
 			t.Fatalf("labels %s: %v", labels, err)
 		}
-		if got := item.shoot(); got.RuntimeID != want || got.Name != "c-1" || got.BindingName != "aws-1" {
+		if got := item.Shoot(); got.RuntimeID != want || got.Name != "c-1" || got.BindingName != "aws-1" {
 			t.Errorf("labels %s: decoded %+v, want runtime ID %q", labels, got, want)
 		}
 	}
 	for _, labels := range []string{`{"kyma-project.io/runtime-id":7}`, `["kyma-project.io/runtime-id"]`, `"rt-1"`} {
-		var item shootItem
-		if err := decodeObject([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`}}`), &item); err == nil {
+		var item ShootItem
+		if err := decodeJSON([]byte(`{"metadata":{"name":"c-1","labels":`+labels+`}}`), &item); err == nil {
 			t.Errorf("labels %s: decoded %+v without an error", labels, item)
 		}
 	}

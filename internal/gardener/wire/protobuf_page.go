@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"bufio"
@@ -17,14 +17,14 @@ import (
 // dropped, so only one item's bytes are held at a time, however large the
 // page. Like decodePage it fills p and hands nothing on: the caller hands
 // the items over once the whole page was read.
-func decodeProtobufPage[T any, PT decoder[T]](r io.Reader, p *page[T]) error {
+func decodeProtobufPage[T any, PT Item[T]](r io.Reader, p *Page[T]) error {
 	if err := readProtobufPage[T, PT](newProtoStream(r), p); err != nil {
 		return fmt.Errorf("decode protobuf list: %w", err)
 	}
 	return nil
 }
 
-func readProtobufPage[T any, PT decoder[T]](s *protoStream, p *page[T]) error {
+func readProtobufPage[T any, PT Item[T]](s *protoStream, p *Page[T]) error {
 	if err := s.magic(); err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func readProtobufPage[T any, PT decoder[T]](s *protoStream, p *page[T]) error {
 		case unknownRaw:
 			// A repeated raw field replaces the earlier one, as it does
 			// for the generated decoder.
-			*p, sawList = page[T]{}, true
+			*p, sawList = Page[T]{}, true
 			err = s.message("list", typ, func(num protowire.Number, typ protowire.Type) error {
 				switch num {
 				case listMetadata:
@@ -80,7 +80,7 @@ func readProtobufPage[T any, PT decoder[T]](s *protoStream, p *page[T]) error {
 	return nil
 }
 
-func readListMeta[T any](msg []byte, p *page[T]) error {
+func readListMeta[T any](msg []byte, p *Page[T]) error {
 	return eachField("list metadata", msg, func(f protoField) error {
 		switch f.num {
 		case listMetaContinue:

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"bytes"
@@ -46,11 +46,11 @@ func FuzzDecodeProtobuf(f *testing.F) {
 	f.Add([]byte{})
 
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var shoots page[shootItem]
-		if err := decodeProtobufPage[shootItem](bytes.NewReader(body), &shoots); err == nil {
+		var shoots Page[ShootItem]
+		if err := decodeProtobufPage[ShootItem](bytes.NewReader(body), &shoots); err == nil {
 			var typed gardencorev1beta1.ShootList
 			if msg, err := typedMessage(body); err == nil && typed.Unmarshal(msg) == nil {
-				want := make([]shootItem, 0, len(typed.Items))
+				want := make([]ShootItem, 0, len(typed.Items))
 				for i := range typed.Items {
 					want = append(want, shootItemOf(&typed.Items[i]))
 				}
@@ -60,11 +60,11 @@ func FuzzDecodeProtobuf(f *testing.F) {
 				}
 			}
 		}
-		var bindings page[bindingItem]
-		if err := decodeProtobufPage[bindingItem](bytes.NewReader(body), &bindings); err == nil {
+		var bindings Page[BindingItem]
+		if err := decodeProtobufPage[BindingItem](bytes.NewReader(body), &bindings); err == nil {
 			var typed securityv1alpha1.CredentialsBindingList
 			if msg, err := typedMessage(body); err == nil && typed.Unmarshal(msg) == nil {
-				want := make([]bindingItem, 0, len(typed.Items))
+				want := make([]BindingItem, 0, len(typed.Items))
 				for i := range typed.Items {
 					want = append(want, bindingItemOf(&typed.Items[i]))
 				}
@@ -73,17 +73,25 @@ func FuzzDecodeProtobuf(f *testing.F) {
 				}
 			}
 		}
-		var binding bindingItem
-		_ = decodeObjectIn(formatProtobuf, body, &binding)
-		events := newEventReader(formatProtobuf, bytes.NewReader(body))
+		var binding BindingItem
+		_ = DecodeObject(Protobuf, body, &binding)
+		events := NewEventReader(Protobuf, bytes.NewReader(body))
 		for {
-			_, object, err := events.next()
+			_, object, err := events.Next()
 			if err != nil {
 				break
 			}
-			_, _ = decodeShootEvent(formatProtobuf, object)
-			_, _ = decodeBindingEvent(formatProtobuf, object)
-			_, _ = decodeStatus(formatProtobuf, object)
+			// What the watch makes of an event's object (cachedShoot,
+			// cachedBinding in internal/gardener).
+			var shoot ShootItem
+			if DecodeObject(Protobuf, object, &shoot) == nil {
+				_ = shoot.Shoot()
+			}
+			var binding BindingItem
+			if DecodeObject(Protobuf, object, &binding) == nil {
+				_, _ = binding.Binding()
+			}
+			_, _ = DecodeStatus(Protobuf, object)
 		}
 	})
 }

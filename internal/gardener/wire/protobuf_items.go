@@ -1,15 +1,15 @@
-package gardener
+package wire
 
 import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// The protobuf twins of the decode methods in decode.go: they fill the same
-// items from the same fields, so shoot() and binding() decide what an item
+// The protobuf twins of the decode methods in items.go: they fill the same
+// items from the same fields, so Shoot() and Binding() decide what an item
 // means whichever encoding it came in. Field numbers are in protobuf.go.
 
 // decodeProtobuf reads a Shoot message (core/v1beta1 generated.proto).
-func (it *shootItem) decodeProtobuf(msg []byte, _ *interner) error {
+func (it *ShootItem) decodeProtobuf(msg []byte, _ *interner) error {
 	m, spec := &it.Metadata, &it.Spec
 	return eachField("shoot", msg, func(f protoField) error {
 		switch f.num {
@@ -49,7 +49,7 @@ func (it *shootItem) decodeProtobuf(msg []byte, _ *interner) error {
 
 // decodeProtobuf reads a CredentialsBinding message (security/v1alpha1
 // generated.proto), interning label keys and values as the JSON path does.
-func (it *bindingItem) decodeProtobuf(msg []byte, in *interner) error {
+func (it *BindingItem) decodeProtobuf(msg []byte, in *interner) error {
 	m := &it.Metadata
 	return eachField("credentials binding", msg, func(f protoField) error {
 		switch f.num {

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"bytes"
@@ -11,14 +11,15 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
-// eventReader reads a watch stream one event at a time: its type and its
+// EventReader reads a watch stream one event at a time: its type and its
 // object's bytes, valid until the next call.
-type eventReader interface {
-	next() (watch.EventType, []byte, error)
+type EventReader interface {
+	Next() (watch.EventType, []byte, error)
 }
 
-func newEventReader(format wireFormat, body io.Reader) eventReader {
-	if format == formatProtobuf {
+// NewEventReader reads the watch stream body, encoded in format.
+func NewEventReader(format Format, body io.Reader) EventReader {
+	if format == Protobuf {
 		return &protobufEvents{r: body}
 	}
 	return jsonEvents{json.NewDecoder(body)}
@@ -28,7 +29,7 @@ func newEventReader(format wireFormat, body io.Reader) eventReader {
 // after the other.
 type jsonEvents struct{ d *json.Decoder }
 
-func (e jsonEvents) next() (watch.EventType, []byte, error) {
+func (e jsonEvents) Next() (watch.EventType, []byte, error) {
 	var event struct {
 		Type   watch.EventType `json:"type"`
 		Object json.RawMessage `json:"object"`
@@ -51,7 +52,7 @@ type protobufEvents struct {
 	frame bytes.Buffer
 }
 
-func (e *protobufEvents) next() (watch.EventType, []byte, error) {
+func (e *protobufEvents) Next() (watch.EventType, []byte, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(e.r, size[:]); err != nil {
 		return "", nil, err
@@ -93,10 +94,10 @@ func (e *protobufEvents) next() (watch.EventType, []byte, error) {
 	return watch.EventType(eventType), object, err
 }
 
-// decodeStatus decodes the Status a watch's error event carries.
-func decodeStatus(format wireFormat, raw []byte) (*metav1.Status, error) {
+// DecodeStatus decodes the Status a watch's error event carries.
+func DecodeStatus(format Format, raw []byte) (*metav1.Status, error) {
 	status := &metav1.Status{}
-	if format == formatJSON {
+	if format == JSON {
 		return status, json.Unmarshal(raw, status)
 	}
 	msg, err := unwrapEnvelope(raw)

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"bytes"
@@ -50,8 +50,8 @@ func deref(s *string) string {
 }
 
 // shootItemOf is what a decoder must read from a fully decoded Shoot.
-func shootItemOf(s *gardencorev1beta1.Shoot) shootItem {
-	var it shootItem
+func shootItemOf(s *gardencorev1beta1.Shoot) ShootItem {
+	var it ShootItem
 	it.Metadata.Name, it.Metadata.ResourceVersion = s.Name, s.ResourceVersion
 	it.Metadata.DeletionTimestamp = jsonTime(s.DeletionTimestamp)
 	it.Metadata.RuntimeID = s.Labels[hap.LabelRuntimeID]
@@ -62,8 +62,8 @@ func shootItemOf(s *gardencorev1beta1.Shoot) shootItem {
 
 // bindingItemOf is what a decoder must read from a fully decoded
 // CredentialsBinding.
-func bindingItemOf(b *securityv1alpha1.CredentialsBinding) bindingItem {
-	var it bindingItem
+func bindingItemOf(b *securityv1alpha1.CredentialsBinding) BindingItem {
+	var it BindingItem
 	it.Metadata.Name, it.Metadata.ResourceVersion = b.Name, b.ResourceVersion
 	if len(b.Labels) > 0 {
 		it.Metadata.Labels = maps.Clone(b.Labels)
@@ -75,7 +75,7 @@ func bindingItemOf(b *securityv1alpha1.CredentialsBinding) bindingItem {
 
 // decodeBoth decodes a protobuf page and the same list, fully decoded and
 // written as JSON, by the JSON path.
-func decodeBoth[T any, PT decoder[T]](t *testing.T, body []byte, typedJSON any) (proto, viaJSON page[T]) {
+func decodeBoth[T any, PT Item[T]](t *testing.T, body []byte, typedJSON any) (proto, viaJSON Page[T]) {
 	t.Helper()
 	if err := decodeProtobufPage[T, PT](bytes.NewReader(body), &proto); err != nil {
 		t.Fatalf("decode the protobuf page: %v", err)
@@ -108,9 +108,9 @@ func TestProtobufShootPagesReadAsTheFullDecodeAndTheJSONPath(t *testing.T) {
 		if err := typed.Unmarshal(msg); err != nil {
 			t.Fatalf("round %d: the generated decoder refuses the body: %v", round, err)
 		}
-		proto, viaJSON := decodeBoth[shootItem](t, body, &typed)
+		proto, viaJSON := decodeBoth[ShootItem](t, body, &typed)
 
-		want := page[shootItem]{Items: []shootItem{}}
+		want := Page[ShootItem]{Items: []ShootItem{}}
 		want.Metadata.Continue, want.Metadata.ResourceVersion = typed.Continue, typed.ResourceVersion
 		for i := range typed.Items {
 			want.Items = append(want.Items, shootItemOf(&typed.Items[i]))
@@ -118,7 +118,7 @@ func TestProtobufShootPagesReadAsTheFullDecodeAndTheJSONPath(t *testing.T) {
 		assertSamePage(t, round, "full decode", proto, want)
 		assertSamePage(t, round, "JSON path", proto, viaJSON)
 		for i, it := range proto.Items {
-			if got, want := it.shoot(), viaJSON.Items[i].shoot(); got != want {
+			if got, want := it.Shoot(), viaJSON.Items[i].Shoot(); got != want {
 				t.Fatalf("round %d, shoot %d: %+v from protobuf, %+v from JSON", round, i, got, want)
 			}
 		}
@@ -144,9 +144,9 @@ func TestProtobufBindingPagesReadAsTheFullDecodeAndTheJSONPath(t *testing.T) {
 		if err := typed.Unmarshal(msg); err != nil {
 			t.Fatalf("round %d: the generated decoder refuses the body: %v", round, err)
 		}
-		proto, viaJSON := decodeBoth[bindingItem](t, body, &typed)
+		proto, viaJSON := decodeBoth[BindingItem](t, body, &typed)
 
-		want := page[bindingItem]{Items: []bindingItem{}}
+		want := Page[BindingItem]{Items: []BindingItem{}}
 		want.Metadata.Continue, want.Metadata.ResourceVersion = typed.Continue, typed.ResourceVersion
 		for i := range typed.Items {
 			want.Items = append(want.Items, bindingItemOf(&typed.Items[i]))
@@ -154,8 +154,8 @@ func TestProtobufBindingPagesReadAsTheFullDecodeAndTheJSONPath(t *testing.T) {
 		assertSamePage(t, round, "full decode", proto, want)
 		assertSamePage(t, round, "JSON path", proto, viaJSON)
 		for i, it := range proto.Items {
-			got, gotErr := it.binding()
-			wantB, wantErr := viaJSON.Items[i].binding()
+			got, gotErr := it.Binding()
+			wantB, wantErr := viaJSON.Items[i].Binding()
 			if !reflect.DeepEqual(got, wantB) || errString(gotErr) != errString(wantErr) {
 				t.Fatalf("round %d, binding %d: %+v (%v) from protobuf, %+v (%v) from JSON", round, i, got, gotErr, wantB, wantErr)
 			}
@@ -178,7 +178,7 @@ func errString(err error) string {
 
 // assertSamePage compares two decoded pages; an empty page's items may be
 // nil or empty.
-func assertSamePage[T any](t *testing.T, round int, what string, got, want page[T]) {
+func assertSamePage[T any](t *testing.T, round int, what string, got, want Page[T]) {
 	t.Helper()
 	if len(got.Items) == 0 && len(want.Items) == 0 {
 		got.Items, want.Items = nil, nil
@@ -196,8 +196,8 @@ func TestProtobufObjectReadsAsItsListItem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got bindingItem
-		if err := decodeObjectIn(formatProtobuf, protobufEnvelope(t, rng, "CredentialsBinding", withUnknownFields(rng, msg)), &got); err != nil {
+		var got BindingItem
+		if err := DecodeObject(Protobuf, protobufEnvelope(t, rng, "CredentialsBinding", withUnknownFields(rng, msg)), &got); err != nil {
 			t.Fatal(err)
 		}
 		if want := bindingItemOf(&b); !reflect.DeepEqual(got, want) {
@@ -225,8 +225,8 @@ func TestProtobufPageCutAnywhereIsAnErrorTheClientRepeats(t *testing.T) {
 	}
 	listEnd := bytes.Index(body, msg) + len(msg)
 	for n := range listEnd {
-		var p page[shootItem]
-		err := decodeProtobufPage[shootItem](bytes.NewReader(body[:n]), &p)
+		var p Page[ShootItem]
+		err := decodeProtobufPage[ShootItem](bytes.NewReader(body[:n]), &p)
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("cut after %d of %d bytes: error %v, want io.ErrUnexpectedEOF", n, len(body), err)
 		}
@@ -242,8 +242,8 @@ func TestProtobufPageRefusesWhatIsNotAKubernetesProtobufList(t *testing.T) {
 		"item not bytes":   string(protobufMagic) + "\x12\x02\x10\x01",
 		"overrun":          string(protobufMagic) + "\x12\x02\x12\x05abc",
 	} {
-		var p page[shootItem]
-		err := decodeProtobufPage[shootItem](strings.NewReader(body), &p)
+		var p Page[ShootItem]
+		err := decodeProtobufPage[ShootItem](strings.NewReader(body), &p)
 		if err == nil {
 			t.Errorf("%s: decoded as %+v, want an error", name, p)
 		}

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"context"
@@ -15,28 +15,29 @@ import (
 // bytes than as JSON. A kube-apiserver serving the kinds as custom resources
 // answers JSON only. The response's Content-Type picks the decoder, so one
 // client reads from either server. Writes and export files stay JSON.
-const readContentTypes = runtime.ContentTypeProtobuf + ", " + runtime.ContentTypeJSON
+const ReadContentTypes = runtime.ContentTypeProtobuf + ", " + runtime.ContentTypeJSON
 
-// wireFormat is how a response's body is encoded.
-type wireFormat int
+// Format is how a response's body is encoded.
+type Format int
 
+// The two encodings an API server answers reads in.
 const (
-	formatJSON wireFormat = iota
-	formatProtobuf
+	JSON Format = iota
+	Protobuf
 )
 
-func (f wireFormat) String() string {
-	if f == formatProtobuf {
+func (f Format) String() string {
+	if f == Protobuf {
 		return "protobuf"
 	}
 	return "JSON"
 }
 
-// formatOf tells the format a Content-Type names. A response without one
+// FormatOf tells the format a Content-Type names. A response without one
 // is read as JSON, which is what API servers sent before they negotiated.
-func formatOf(contentType string) (wireFormat, error) {
+func FormatOf(contentType string) (Format, error) {
 	if contentType == "" {
-		return formatJSON, nil
+		return JSON, nil
 	}
 	// A watch's protobuf stream says ";stream=watch"; parameters do not
 	// change the encoding of the objects.
@@ -46,32 +47,35 @@ func formatOf(contentType string) (wireFormat, error) {
 	}
 	switch mediaType {
 	case runtime.ContentTypeJSON:
-		return formatJSON, nil
+		return JSON, nil
 	case runtime.ContentTypeProtobuf:
-		return formatProtobuf, nil
+		return Protobuf, nil
 	}
 	return 0, fmt.Errorf("response Content-Type %q is neither JSON nor protobuf", contentType)
 }
 
 // client-go's Stream hands back a response's body without its headers, so
-// a read that streams puts a contentTypeSlot in its request's context and
-// recordContentType, wrapped around the client's transport, fills it in.
+// a read that streams puts a ContentTypeSlot in its request's context and
+// RecordContentType, wrapped around the client's transport, fills it in.
 
-type contentTypeSlot struct{ value string }
+// ContentTypeSlot holds the Content-Type of a streamed response.
+type ContentTypeSlot struct{ value string }
 
 type contentTypeSlotKey struct{}
 
-// withContentTypeSlot returns ctx carrying a slot that the last response
+// WithContentTypeSlot returns ctx carrying a slot that the last response
 // of requests made with it fills in.
-func withContentTypeSlot(ctx context.Context) (context.Context, *contentTypeSlot) {
-	slot := &contentTypeSlot{}
+func WithContentTypeSlot(ctx context.Context) (context.Context, *ContentTypeSlot) {
+	slot := &ContentTypeSlot{}
 	return context.WithValue(ctx, contentTypeSlotKey{}, slot), slot
 }
 
-// format is the format of the response the slot saw.
-func (s *contentTypeSlot) format() (wireFormat, error) { return formatOf(s.value) }
+// Format is the format of the response the slot saw.
+func (s *ContentTypeSlot) Format() (Format, error) { return FormatOf(s.value) }
 
-func recordContentType(next http.RoundTripper) http.RoundTripper {
+// RecordContentType wraps a client's transport so that it fills in the
+// slot of each request's context (WithContentTypeSlot).
+func RecordContentType(next http.RoundTripper) http.RoundTripper {
 	return contentTypeRecorder{next: next}
 }
 
@@ -79,7 +83,7 @@ type contentTypeRecorder struct{ next http.RoundTripper }
 
 func (r contentTypeRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := r.next.RoundTrip(req)
-	if slot, ok := req.Context().Value(contentTypeSlotKey{}).(*contentTypeSlot); ok && resp != nil {
+	if slot, ok := req.Context().Value(contentTypeSlotKey{}).(*ContentTypeSlot); ok && resp != nil {
 		slot.value = resp.Header.Get("Content-Type")
 	}
 	return resp, err

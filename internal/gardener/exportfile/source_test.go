@@ -1,4 +1,4 @@
-package gardener
+package exportfile
 
 import (
 	"context"
@@ -79,7 +79,7 @@ type exported struct {
 	skipped  []hap.Skipped
 }
 
-func listAll(t *testing.T, s *FileSource) exported {
+func listAll(t *testing.T, s *Source) exported {
 	t.Helper()
 	var got exported
 	reset := func() { t.Fatal("an export never starts over") }
@@ -100,7 +100,7 @@ func listAll(t *testing.T, s *FileSource) exported {
 	return got
 }
 
-func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
+func TestSourceDecodesEveryExportShapeAlike(t *testing.T) {
 	objs := exportFixtures()
 	var yamlDocs []string
 	for _, o := range objs[:2] {
@@ -144,7 +144,7 @@ func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
 	}
 	for shape, files := range shapes {
 		t.Run(shape, func(t *testing.T) {
-			s, err := OpenFiles("", files...)
+			s, err := Open("", files...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,8 +158,8 @@ func TestFileSourceDecodesEveryExportShapeAlike(t *testing.T) {
 	}
 }
 
-func TestFileSourceReadsAndRefusesWritesLikeTheAPI(t *testing.T) {
-	s, err := OpenFiles("garden-kyma", writeFile(t, "all.json", mustJSON(t, asList(exportFixtures()))))
+func TestSourceReadsAndRefusesWritesLikeTheAPI(t *testing.T) {
+	s, err := Open("garden-kyma", writeFile(t, "all.json", mustJSON(t, asList(exportFixtures()))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestFileSourceReadsAndRefusesWritesLikeTheAPI(t *testing.T) {
 	}
 }
 
-func TestFileSourceRefusesExportsItCannotReadWhole(t *testing.T) {
+func TestSourceRefusesExportsItCannotReadWhole(t *testing.T) {
 	objs := exportFixtures()
 	otherNamespace := exportFixtures()[0]
 	otherNamespace["metadata"].(map[string]any)["namespace"] = "garden-other"
@@ -226,7 +226,7 @@ func TestFileSourceRefusesExportsItCannotReadWhole(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := OpenFiles(c.namespace, c.files(t)...)
+			_, err := Open(c.namespace, c.files(t)...)
 			if err == nil {
 				t.Fatal("want an error")
 			}

@@ -1,4 +1,4 @@
-package gardener
+package wire
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// referenceShoot decodes what shootItem decodes, with encoding/json/v2: the
+// referenceShoot decodes what ShootItem decodes, with encoding/json/v2: the
 // oracle the scanner is held to.
 type referenceShoot struct {
 	Metadata struct {
@@ -30,8 +30,8 @@ type referenceShoot struct {
 	} `json:"spec"`
 }
 
-func (r referenceShoot) item() shootItem {
-	var it shootItem
+func (r referenceShoot) item() ShootItem {
+	var it ShootItem
 	it.Metadata.Name, it.Metadata.ResourceVersion = r.Metadata.Name, r.Metadata.ResourceVersion
 	if r.Metadata.DeletionTimestamp != nil {
 		it.Metadata.DeletionTimestamp = *r.Metadata.DeletionTimestamp
@@ -67,7 +67,7 @@ const servedShoot = `{
   "status": {"conditions": [{"message": "braces { ] in a string", "status": "True"}], "technicalID": "shoot--kyma--c-1"}
 }`
 
-func decodeReference(t testing.TB, raw []byte) shootItem {
+func decodeReference(t testing.TB, raw []byte) ShootItem {
 	t.Helper()
 	var r referenceShoot
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -87,7 +87,7 @@ func TestScannerReadsWhatTheReferenceDecoderReads(t *testing.T) {
 		"half and half": func() io.Reader { return iotest.HalfReader(strings.NewReader(servedShoot)) },
 	}
 	for name, r := range readers {
-		var got shootItem
+		var got ShootItem
 		s := newScanner(r())
 		if err := got.decode(s); err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -105,8 +105,8 @@ func TestScannerReadsWhatTheReferenceDecoderReads(t *testing.T) {
 func TestScannerReadsTokensLongerThanItsBuffer(t *testing.T) {
 	long := strings.Repeat("x", 3*scanBufferSize)
 	raw := fmt.Sprintf(`{"metadata":{"%s":"%s","name":"%s","labels":{"kyma-project.io/runtime-id":"rt"}},"spec":{"credentialsBindingName":"b"}}`, long, long, long)
-	var got shootItem
-	if err := decodeObject([]byte(raw), &got); err != nil {
+	var got ShootItem
+	if err := decodeJSON([]byte(raw), &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Metadata.Name != long || got.Metadata.RuntimeID != "rt" || got.Spec.CredentialsBindingName != "b" {
@@ -120,7 +120,7 @@ func TestEveryCutOfAPageIsAnUnexpectedEnd(t *testing.T) {
 	body := `{"apiVersion":"v1","items":[` + servedShoot + `,` + servedShoot + `],"kind":"ShootList","metadata":{"continue":"tok","resourceVersion":"7"}}`
 	for cut := 0; cut < len(body); cut++ {
 		trimmed := strings.TrimRight(body[:cut], " \n")
-		var p page[shootItem]
+		var p Page[ShootItem]
 		err := decodePage(newScanner(strings.NewReader(trimmed)), &p)
 		if !errors.Is(err, io.ErrUnexpectedEOF) {
 			t.Fatalf("page cut after %d bytes: %v, want an unexpected end", cut, err)
@@ -133,7 +133,7 @@ func TestEveryCutOfAPageIsAnUnexpectedEnd(t *testing.T) {
 func TestAStreamThatFailsReportsItsOwnError(t *testing.T) {
 	broken := errors.New("connection reset by peer")
 	r := io.MultiReader(strings.NewReader(servedShoot[:200]), iotest.ErrReader(broken))
-	var got shootItem
+	var got ShootItem
 	if err := got.decode(newScanner(r)); !errors.Is(err, broken) {
 		t.Fatalf("decoded with %v, want the reader's error", err)
 	}
@@ -156,14 +156,14 @@ func TestScannerRefusesMalformedJSON(t *testing.T) {
 		"member without value":    `{"status":,"spec":{}}`,
 		"literal with a brace":    `{"generation":1{}}`,
 	} {
-		var got shootItem
-		if err := decodeObject([]byte(raw), &got); err == nil {
+		var got ShootItem
+		if err := decodeJSON([]byte(raw), &got); err == nil {
 			t.Errorf("%s: decoded %+v without an error", name, got)
 		}
 	}
 }
 
-// referenceBinding decodes what bindingItem decodes, with encoding/json/v2.
+// referenceBinding decodes what BindingItem decodes, with encoding/json/v2.
 type referenceBinding struct {
 	Metadata struct {
 		Name            string            `json:"name"`
@@ -185,10 +185,10 @@ func FuzzScannerAgreesWithTheReference(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"b","labels":{"tenantName":"ga","dirty":null}},"provider":{"type":"aws"}}`))
 	f.Add([]byte(`{"metadata":{"name":"c","annotations":{"other":"x","hap-reconciler.kyma-project.io/release":"42"}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var shoot shootItem
-		shootErr := decodeObject(raw, &shoot)
-		var binding bindingItem
-		bindingErr := decodeObject(raw, &binding)
+		var shoot ShootItem
+		shootErr := decodeJSON(raw, &shoot)
+		var binding BindingItem
+		bindingErr := decodeJSON(raw, &binding)
 
 		var rs referenceShoot
 		if json.Unmarshal(raw, &rs) == nil { // else the scanner may accept more, in what it skips
@@ -215,19 +215,19 @@ func FuzzScannerAgreesWithTheReference(f *testing.F) {
 
 func TestBindingItemDecodesLabelsAndProvider(t *testing.T) {
 	raw := `{"metadata":{"labels":{"hyperscalerType":"aws","tenantName":"ga-1","dirty":null},"name":"aws-1","resourceVersion":"9","managedFields":[{}]},"provider":{"type":"aws"},"credentialsRef":{"kind":"Secret"}}`
-	var got bindingItem
-	if err := decodeObject([]byte(raw), &got); err != nil {
+	var got BindingItem
+	if err := decodeJSON([]byte(raw), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"hyperscalerType": "aws", "tenantName": "ga-1", "dirty": ""}
 	if got.Metadata.Name != "aws-1" || got.Metadata.ResourceVersion != "9" || got.Provider.Type != "aws" || fmt.Sprint(got.Metadata.Labels) != fmt.Sprint(want) {
 		t.Errorf("decoded %+v", got)
 	}
-	if err := decodeObject([]byte(`{"metadata":{"labels":{"tenantName":1}}}`), &got); err == nil || !strings.Contains(err.Error(), "tenantName") {
+	if err := decodeJSON([]byte(`{"metadata":{"labels":{"tenantName":1}}}`), &got); err == nil || !strings.Contains(err.Error(), "tenantName") {
 		t.Errorf("a label that is not a string: %v, want an error naming it", err)
 	}
-	var empty bindingItem
-	if err := decodeObject(bytes.TrimSpace([]byte(" {} \n")), &empty); err != nil || empty.Metadata.Labels != nil {
+	var empty BindingItem
+	if err := decodeJSON(bytes.TrimSpace([]byte(" {} \n")), &empty); err != nil || empty.Metadata.Labels != nil {
 		t.Errorf("empty binding: %+v, %v", empty, err)
 	}
 }
