@@ -34,7 +34,9 @@ type Needs struct {
 	CurrentSchema bool
 }
 
-// Settings are what the caller resolved from flags and the environment.
+// Settings are what the caller resolved from flags and the environment: the
+// configuration as loaded (config.LoadWithEnv, resolved) with the flags
+// that override it applied, and where to reach Gardener and the database.
 type Settings struct {
 	Config config.Config
 	// Kubeconfig is the --kubeconfig path; empty means KUBECONFIG, else
@@ -59,9 +61,10 @@ type Settings struct {
 
 // Env is a wired job, ready to run.
 type Env struct {
+	// Config is the configuration as resolved when it was loaded; its Jobs
+	// are what the jobs apply (KEB's policy and rules, each job's own
+	// settings, the schedules).
 	Config config.Config
-	// Jobs is the configuration as the jobs apply it, resolved once.
-	Jobs   jobs.Settings
 	Runner *jobs.Runner
 	Store  *db.Store
 	// Reports reads the job's tables for a report, saying what to check
@@ -78,21 +81,17 @@ type Env struct {
 	kubeconfig *kubeconfigFile
 }
 
-// Open resolves the configuration once, connects what needs asks for and
-// returns the wired job.
+// Open connects what needs asks for and returns the job wired with the
+// configuration as it was resolved when loaded (s.Config).
 func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 	if s.Now == nil {
 		s.Now = time.Now
-	}
-	settings, err := jobs.Resolve(s.Config)
-	if err != nil {
-		return nil, err
 	}
 	s, kubeconfig, err := loadKubeconfig(s, needs)
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Config: s.Config, Jobs: settings, Metrics: metrics.New(), Log: s.Log}
+	env := &Env{Config: s.Config, Metrics: metrics.New(), Log: s.Log}
 	ports := jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}
 	var locker jobs.Locker
 	if needs.Database {
@@ -121,8 +120,8 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 			env.kubeconfig = kubeconfig
 		}
 	}
-	env.Runner = jobs.NewRunner(settings, ports, locker)
-	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: settings.Rules, Now: s.Now, Log: s.Log}
+	env.Runner = jobs.NewRunner(s.Config.Jobs, ports, locker)
+	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: s.Config.Rules(), Now: s.Now, Log: s.Log}
 	return env, nil
 }
 

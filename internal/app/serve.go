@@ -77,7 +77,7 @@ func (sv *Server) Close() {
 // ctx ends: then it stops scheduling, lets the running job finish (or
 // cancels it after ShutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
-	liveness, err := NewLiveness(sv.Jobs.Schedules, cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	liveness, err := NewLiveness(sv.Config.Jobs.Schedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
 	if err != nil {
 		return err
 	}

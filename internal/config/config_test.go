@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 func write(t *testing.T, doc string) string {
@@ -55,7 +57,8 @@ release:
 	if got := warningKeys(cfg.Warnings); !slices.Equal(got, []string{limitsKey + ".alicloud", limitsKey + ".openstack"}) {
 		t.Errorf("warnings %v", cfg.Warnings)
 	}
-	if cfg.Release.GracePeriod.Duration != 2*time.Hour || cfg.Release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
+	release := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs)
+	if release.GracePeriod.Duration != 2*time.Hour || release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
 		t.Fatalf("defaults not kept under the file: %+v", cfg)
 	}
 }

@@ -49,6 +49,9 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 		return Steady{}, fmt.Errorf("steady: config: %w", err)
 	}
 	cfg.Namespace = namespace
+	if err := cfg.Resolve(); err != nil {
+		return Steady{}, fmt.Errorf("steady: config: %w", err)
+	}
 	log := &testbed.SyncBuffer{}
 	watchCtx, stop := context.WithCancel(ctx)
 	defer stop()
