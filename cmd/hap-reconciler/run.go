@@ -46,7 +46,7 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 				// release's version or not at all.
 				needs = openForDryRun
 			}
-			s, err := g.settings(needs)
+			s, err := g.inputs(needs)
 			if err != nil {
 				return err
 			}

@@ -60,7 +60,7 @@ func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server,
 	if dry.mode() == jobs.DryRunAll {
 		needs = openForDryRun
 	}
-	s, err := g.settings(needs)
+	s, err := g.inputs(needs)
 	if err != nil {
 		return nil, err
 	}

@@ -34,10 +34,10 @@ type Needs struct {
 	CurrentSchema bool
 }
 
-// Settings are what the caller resolved from flags and the environment: the
+// Inputs are what the caller resolved from flags and the environment: the
 // configuration as loaded (config.LoadWithEnv, resolved) with the flags
 // that override it applied, and where to reach Gardener and the database.
-type Settings struct {
+type Inputs struct {
 	Config config.Config
 	// Kubeconfig is the --kubeconfig path; empty means KUBECONFIG, else
 	// in-cluster. RESTConfig, when set, is used instead.
@@ -83,7 +83,7 @@ type Env struct {
 
 // Open connects what needs asks for and returns the job wired with the
 // configuration as it was resolved when loaded (s.Config).
-func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
+func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
@@ -138,7 +138,7 @@ func (e *Env) Close() {
 // a start applied (none logged when there were none).
 const MigrationsMessage = "applied migrations"
 
-func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) {
+func openStore(ctx context.Context, s Inputs, needs Needs) (*db.Store, error) {
 	url, source, err := databaseURL(s)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) 
 // databaseURL returns the connection string and what set it: the flag,
 // else DATABASE_URL, else KEB's APP_DATABASE_* variables. What they lack or
 // get wrong is the caller's to correct: an InputError.
-func databaseURL(s Settings) (url, source string, err error) {
+func databaseURL(s Inputs) (url, source string, err error) {
 	if s.DatabaseURL != "" {
 		return s.DatabaseURL, "--database-url", nil
 	}
@@ -199,7 +199,7 @@ func databaseURL(s Settings) (url, source string, err error) {
 // outside a cluster, is the caller's to correct, whatever else would fail.
 // It returns the file as read, for Env.ReloadGardener; none when the
 // config was given or comes from the cluster.
-func loadKubeconfig(s Settings, needs Needs) (Settings, *kubeconfigFile, error) {
+func loadKubeconfig(s Inputs, needs Needs) (Inputs, *kubeconfigFile, error) {
 	readsAPI := (needs.Gardener || s.Watch != nil) && s.Gardener == nil && len(s.GardenerFiles) == 0
 	if !readsAPI || s.RESTConfig != nil {
 		return s, nil, nil
@@ -231,7 +231,7 @@ type gardenerSource struct {
 // openGardener chooses the job's Gardener source once (export files, the
 // API, or the API watched) and wraps it once, in the port that explains
 // failures. This is the one place that decides where Gardener is read.
-func openGardener(s Settings) (gardenerSource, error) {
+func openGardener(s Inputs) (gardenerSource, error) {
 	namespace := s.Config.Namespace
 	if s.Watch != nil && (s.Gardener != nil || len(s.GardenerFiles) > 0) {
 		return gardenerSource{}, errors.New("watching needs the Gardener API, but this job reads Gardener from elsewhere")
@@ -240,12 +240,9 @@ func openGardener(s Settings) (gardenerSource, error) {
 	case s.Gardener != nil:
 		return gardenerSource{port: explainingGardener{Gardener: s.Gardener, namespace: namespace}, namespace: namespace}, nil
 	case len(s.GardenerFiles) > 0:
-		files, err := openExports(s)
+		files, namespace, err := openExports(s)
 		if err != nil {
 			return gardenerSource{}, err
-		}
-		if namespace == "" {
-			namespace = files.Namespace()
 		}
 		return gardenerSource{port: explainingGardener{Gardener: files, namespace: namespace}, namespace: namespace}, nil
 	}
@@ -269,21 +266,20 @@ func openGardener(s Settings) (gardenerSource, error) {
 }
 
 // openExports reads the export files and says so in the log: a job that
-// reads the past must not be mistaken for one that reads the API.
-func openExports(s Settings) (*gardener.FileSource, error) {
-	files, err := gardener.OpenFiles(s.Config.Namespace, s.GardenerFiles...)
+// reads the past must not be mistaken for one that reads the API. The
+// namespace is the configuration's (--namespace applied), else the
+// exports' own.
+func openExports(s Inputs) (files *gardener.FileSource, namespace string, err error) {
+	files, err = gardener.OpenFiles(s.Config.Namespace, s.GardenerFiles...)
 	if err != nil {
-		return nil, &InputError{Flag: "--gardener-file", Err: err}
+		return nil, "", &InputError{Flag: "--gardener-file", Err: err}
 	}
-	namespace := s.Config.Namespace
-	if namespace == "" {
-		namespace = files.Namespace()
-	}
+	namespace = cmp.Or(s.Config.Namespace, files.Namespace())
 	shoots, bindings := files.Counts()
 	s.Log.Info("reading Gardener from export files, not from the API; nothing is written to Gardener",
 		zap.Strings("files", s.GardenerFiles), zap.String("namespace", namespace),
 		zap.Int("shoots", shoots), zap.Int("credentialsBindings", bindings))
-	return files, nil
+	return files, namespace, nil
 }
 
 // InputError is a bad value the caller gave (a flag's file, a variable of

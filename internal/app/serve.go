@@ -48,7 +48,7 @@ type Server struct {
 // paging the whole namespace again, and a change a decision reads brings
 // the candidate table up to date within seconds. dryRun says what every run
 // leaves as it is (jobs.DryRun).
-func OpenServer(ctx context.Context, s Settings, dryRun jobs.DryRun) (*Server, error) {
+func OpenServer(ctx context.Context, s Inputs, dryRun jobs.DryRun) (*Server, error) {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	notify, changes := Changes()
 	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}

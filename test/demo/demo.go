@@ -196,7 +196,7 @@ func wire(ctx context.Context, n narrator, undo *cleanups, configPath string, g 
 		return nil, err
 	}
 	cfg.Namespace = g.namespace
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: cfg, RESTConfig: g.restConfig, Gardener: g.port, DatabaseURL: databaseURL, Getenv: getenv, Log: logger(n.out),
 	}, app.Needs{Gardener: true, Database: true, Migrate: true})
 	if err != nil {

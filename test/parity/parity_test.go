@@ -79,7 +79,7 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: cfg, RESTConfig: bed.Kube.Config(), DatabaseURL: loaded.DatabaseURL,
 		Getenv: func(string) string { return "" },
 		Log:    zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel)),

@@ -104,7 +104,7 @@ func (s *Scene) Open(t *testing.T, ctx context.Context, w Wiring) *app.Env {
 	if w.Log == nil {
 		w.Log = zaptest.NewLogger(t)
 	}
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: s.Config, RESTConfig: w.RESTConfig, DatabaseURL: w.DatabaseURL,
 		Getenv: func(string) string { return "" }, Log: w.Log, Now: w.Now,
 	}, app.Needs{Gardener: true, Database: true, Migrate: !w.NoMigrate})
