@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -159,4 +160,21 @@ func warningKeys(ws []Warning) []string {
 		keys = append(keys, w.Key)
 	}
 	return keys
+}
+
+// The jobs' sections are keys of the file the jobs read; none may be a key
+// the file's own schema also has, or one of the two would never see it.
+func TestTheJobsSectionsAreNoKeyOfTheFilesOwn(t *testing.T) {
+	own := map[string]bool{}
+	ct := reflect.TypeOf(Config{})
+	for i := 0; i < ct.NumField(); i++ {
+		if name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			own[name] = true
+		}
+	}
+	for _, section := range jobs.Sections() {
+		if own[section] {
+			t.Errorf("section %q of the jobs is also a key of config.Config", section)
+		}
+	}
 }
