@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -123,19 +122,18 @@ func Parse(doc []byte, cfg *Config) error {
 		}
 		delete(rest, "hap")
 	}
-	sections := map[string]any{}
-	for _, key := range jobs.Sections() {
-		if node, ok := rest[key]; ok {
-			sections[key] = node
-			delete(rest, key)
-		}
+	sections := jobs.Sections()
+	for _, key := range sections {
+		delete(rest, key)
 	}
 	if err := setting.Decode("", rest, cfg); err != nil {
 		return err
 	}
-	for _, key := range slices.Sorted(maps.Keys(sections)) {
-		if err := cfg.Jobs.ReadSection(key, sections[key]); err != nil {
-			return err
+	for _, key := range sections {
+		if node, ok := top[key]; ok {
+			if err := cfg.Jobs.ReadSection(key, node); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
