@@ -95,12 +95,14 @@ func (s *scene) open(t *testing.T, log io.Writer) *environment {
 // a free port.
 func (s *scene) openToServe(t *testing.T, log io.Writer, dry dryRunFlags) (*app.Server, net.Listener) {
 	t.Helper()
-	srv, err := s.globals(log).openServer(testContext(t), dry)
+	g := s.globals(log)
+	g.overrides.listen = "127.0.0.1:0"
+	srv, err := g.openServer(testContext(t), dry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	ln, err := listenOn(srv, "127.0.0.1:0")
+	ln, err := listenOn(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func (s *scene) openToServe(t *testing.T, log io.Writer, dry dryRunFlags) (*app.
 
 func (s *scene) globals(log io.Writer) *globals {
 	return &globals{
-		configFile: s.ConfigPath, namespace: s.World.Namespace, kubeconfig: bed.Kube.KubeconfigPath(),
+		configFile: s.ConfigPath, overrides: overrides{namespace: s.World.Namespace}, kubeconfig: bed.Kube.KubeconfigPath(),
 		databaseURL: s.World.DatabaseURL, logLevel: "info",
 		getenv: func(string) string { return "" }, stdout: io.Discard, stderr: io.Discard, logs: log,
 	}

@@ -26,33 +26,33 @@ var (
 // warnings and the multi-account policy in effect, and wires what needs asks
 // for.
 func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, error) {
-	s, err := g.settings(needs)
+	s, err := g.inputs(needs)
 	if err != nil {
 		return nil, err
 	}
 	return app.Open(ctx, s, needs)
 }
 
-// settings turns the flags, the configuration file and the environment
+// inputs turns the flags, the configuration file and the environment
 // into what app opens the job with.
-func (g *globals) settings(needs app.Needs) (app.Settings, error) {
+func (g *globals) inputs(needs app.Needs) (app.Inputs, error) {
 	cfg, err := g.load()
 	if err != nil {
-		return app.Settings{}, err
+		return app.Inputs{}, err
 	}
 	log, err := g.logger()
 	if err != nil {
-		return app.Settings{}, err
+		return app.Inputs{}, err
 	}
 	routeKlog(log)
 	app.LogConfig(log, cfg)
-	s := app.Settings{Config: cfg, Kubeconfig: g.kubeconfig, DatabaseURL: g.databaseURL, Getenv: g.getenv, Log: log}
+	s := app.Inputs{Config: cfg, Kubeconfig: g.kubeconfig, DatabaseURL: g.databaseURL, Getenv: g.getenv, Log: log}
 	switch {
 	case needs.Gardener && len(g.gardenerFiles) > 0:
 		s.GardenerFiles = g.gardenerFiles
 	case needs.Gardener:
 		if err := g.requireNamespace(cfg); err != nil {
-			return app.Settings{}, err
+			return app.Inputs{}, err
 		}
 	}
 	return s, nil

@@ -10,7 +10,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/app"
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -104,11 +103,7 @@ func (g *globals) evaluateRules(output string, q runtimeQuery) error {
 		return err
 	}
 	app.LogConfig(log, cfg) // the rules' warnings too: an entry with "*", a plan newer than the job
-	settings, err := jobs.Resolve(cfg)
-	if err != nil {
-		return err
-	}
-	rs := settings.Rules
+	rs := cfg.Rules()
 	if len(cfg.HAP.Rule) == 0 {
 		return usageError{errors.New("--plan: no rules to evaluate: set hap.rule in --config or " + "APP_HAP_RULE_FILE_PATH")}
 	}

@@ -174,6 +174,9 @@ func policy(t *testing.T, yaml string) hap.Policy {
 	if err := config.Parse([]byte(yaml), &cfg); err != nil {
 		t.Fatal(err)
 	}
+	if err := cfg.Resolve(); err != nil {
+		t.Fatal(err)
+	}
 	return cfg.Policy()
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -17,7 +18,6 @@ func reportCmd(g *globals) *cobra.Command {
 		ga     string
 		live   bool
 		shadow bool
-		since  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -44,10 +44,7 @@ agree, and every pick where they part, with both answers and why.`,
 				return err
 			}
 			defer env.Close()
-			if since <= 0 {
-				since = env.Config.Shadow.Window.Duration
-			}
-			from := time.Now().Add(-since)
+			from := time.Now().Add(-jobs.SettingsOf[jobs.ShadowSettings](env.Config.Jobs).Window.Duration)
 			if shadow {
 				rep, err := report.Shadow(cmd.Context(), env.Reports, from)
 				if err != nil {
@@ -66,7 +63,7 @@ agree, and every pick where they part, with both answers and why.`,
 	cmd.Flags().StringVar(&ga, "ga", "", "only this global account")
 	cmd.Flags().BoolVar(&live, "live", false, "compute a fresh snapshot instead of reading the job's tables; writes nothing")
 	cmd.Flags().BoolVar(&shadow, "shadow", false, "print how KEB's own picks compare with the candidate table's answers, with every difference")
-	cmd.Flags().DurationVar(&since, "since", 0, "how far back KEB's picks are counted (default: shadow.window of the configuration, 168h)")
+	cmd.Flags().DurationVar(&g.overrides.since, "since", 0, "how far back KEB's picks are counted (default: shadow.window of the configuration, 168h)")
 	return cmd
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -20,9 +21,11 @@ import (
 type globals struct {
 	configFile  string
 	kubeconfig  string
-	namespace   string
 	databaseURL string
-	logLevel    string
+	// overrides are the flags that override a key of the configuration
+	// file, the commands' own included.
+	overrides overrides
+	logLevel  string
 	// gardenerFiles replace the Gardener API with kubectl exports.
 	gardenerFiles []string
 
@@ -64,7 +67,7 @@ Jobs, in run order: ` + strings.Join(jobs.AllJobs, ", ") + ".",
 	f := root.PersistentFlags()
 	f.StringVar(&g.configFile, "config", "", "configuration file (YAML); defaults apply to every key it leaves out")
 	f.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of the Gardener project; empty: $KUBECONFIG, else in-cluster")
-	f.StringVar(&g.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
+	f.StringVar(&g.overrides.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
 	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	f.StringArrayVar(&g.gardenerFiles, "gardener-file", nil, "read shoots and credentials bindings from `FILE`, the output of "+
@@ -102,17 +105,42 @@ func withArgsRedacted(err error, args []string) error {
 }
 
 // load reads the configuration, with KEB's multi-account variables from the
-// environment when the file has no such block, and applies the flags that
-// override it. Opening the job resolves it for the jobs (jobs.Resolve).
+// environment when the file has no such block, resolved once (KEB's policy
+// and rules, each job's settings, the schedules: config.LoadWithEnv), and
+// applies the flags that override it. Everything after reads the result.
 func (g *globals) load() (config.Config, error) {
 	cfg, err := config.LoadWithEnv(g.configFile, g.getenv)
 	if err != nil {
 		return cfg, err
 	}
-	if g.namespace != "" {
-		cfg.Namespace = g.namespace
-	}
+	g.overrides.apply(&cfg)
 	return cfg, nil
+}
+
+// overrides are the flags that override a key of the configuration file,
+// each a command's: set, the flag wins; not set, the file's value (or its
+// default) stands. apply is the one place that settles it.
+type overrides struct {
+	namespace      string        // --namespace: namespace
+	pushgatewayURL string        // run --pushgateway-url: metrics.pushgatewayURL
+	listen         string        // serve --listen: metrics.listen
+	since          time.Duration // report --since: shadow.window, how far back the report counts KEB's picks
+}
+
+// apply writes the flags that are set over cfg.
+func (o overrides) apply(cfg *config.Config) {
+	if o.namespace != "" {
+		cfg.Namespace = o.namespace
+	}
+	if o.pushgatewayURL != "" {
+		cfg.Metrics.PushgatewayURL = o.pushgatewayURL
+	}
+	if o.listen != "" {
+		cfg.Metrics.Listen = o.listen
+	}
+	if o.since > 0 {
+		jobs.ChangeSettings(&cfg.Jobs, func(s *jobs.ShadowSettings) { s.Window.Duration = o.since })
+	}
 }
 
 func (g *globals) requireNamespace(cfg config.Config) error {

@@ -17,9 +17,8 @@ import (
 
 func runCmd(g *globals) *cobra.Command {
 	var (
-		jobList        string
-		dry            dryRunFlags
-		pushgatewayURL string
+		jobList string
+		dry     dryRunFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -47,7 +46,7 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 				// release's version or not at all.
 				needs = openForDryRun
 			}
-			s, err := g.settings(needs)
+			s, err := g.inputs(needs)
 			if err != nil {
 				return err
 			}
@@ -59,9 +58,6 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 				return err
 			}
 			defer env.Close()
-			if pushgatewayURL == "" {
-				pushgatewayURL = env.Config.Metrics.PushgatewayURL
-			}
 			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dry.mode()})
 			if errors.Is(err, jobs.ErrLockHeld) {
 				// No push either: this run's empty group would replace the
@@ -69,8 +65,8 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 				env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
 				return nil
 			}
-			if pushgatewayURL != "" {
-				pushMetrics(cmd.Context(), env, pushgatewayURL)
+			if url := env.Config.Metrics.PushgatewayURL; url != "" {
+				pushMetrics(cmd.Context(), env, url)
 			}
 			if err != nil {
 				return fmt.Errorf("run failed: %w", err)
@@ -80,7 +76,7 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 	}
 	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: "+strings.Join(jobs.AllJobs, ",")+" (default all)")
 	dry.register(cmd.Flags())
-	cmd.Flags().StringVar(&pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
+	cmd.Flags().StringVar(&g.overrides.pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
 }
 

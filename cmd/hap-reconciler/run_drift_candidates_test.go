@@ -127,6 +127,9 @@ func (s *scene) assertRecordedAsDecided(t *testing.T, l *landscape.Landscape, pl
 	if err := config.Parse([]byte(plantedConfig), &cfg); err != nil {
 		t.Fatal(err)
 	}
+	if err := cfg.Resolve(); err != nil {
+		t.Fatal(err)
+	}
 	truth := hap.NewTally(l.Snapshot())
 
 	got := s.openFindings(t)

@@ -13,7 +13,6 @@ import (
 
 func serveCmd(g *globals) *cobra.Command {
 	var (
-		listen         string
 		stuckAfterRuns int
 		dry            dryRunFlags
 	)
@@ -41,14 +40,14 @@ stuck, and the liveness probe restarts the pod.`,
 			}
 			defer srv.Close()
 			srv.StuckAfterRuns = stuckAfterRuns
-			ln, err := listenOn(srv, listen)
+			ln, err := listenOn(srv)
 			if err != nil {
 				return err
 			}
 			return srv.Serve(cmd.Context(), ln)
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
+	cmd.Flags().StringVar(&g.overrides.listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
 	cmd.Flags().IntVar(&stuckAfterRuns, "stuck-after-runs", app.DefaultStuckAfterRuns,
 		"fail /healthz once a job completed no run for this many of its scheduled times")
 	dry.register(cmd.Flags())
@@ -61,7 +60,7 @@ func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server,
 	if dry.mode() == jobs.DryRunAll {
 		needs = openForDryRun
 	}
-	s, err := g.settings(needs)
+	s, err := g.inputs(needs)
 	if err != nil {
 		return nil, err
 	}
@@ -72,11 +71,9 @@ func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server,
 	return app.OpenServer(ctx, s, dry.mode())
 }
 
-// listenOn binds --listen, else metrics.listen of the configuration.
-func listenOn(srv *app.Server, listen string) (net.Listener, error) {
-	if listen == "" {
-		listen = srv.Config.Metrics.Listen
-	}
+// listenOn binds metrics.listen of the configuration, --listen when set.
+func listenOn(srv *app.Server) (net.Listener, error) {
+	listen := srv.Config.Metrics.Listen
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--listen %s: %w", listen, err)}

@@ -36,8 +36,10 @@ type Needs struct {
 	CurrentSchema bool
 }
 
-// Settings are what the caller resolved from flags and the environment.
-type Settings struct {
+// Inputs are what the caller resolved from flags and the environment: the
+// configuration as loaded (config.LoadWithEnv, resolved) with the flags
+// that override it applied, and where to reach Gardener and the database.
+type Inputs struct {
 	Config config.Config
 	// Kubeconfig is the --kubeconfig path; empty means KUBECONFIG, else
 	// in-cluster. RESTConfig, when set, is used instead.
@@ -63,9 +65,10 @@ type Settings struct {
 
 // Env is a wired job, ready to run.
 type Env struct {
+	// Config is the configuration as resolved when it was loaded; its Jobs
+	// are what the jobs apply (KEB's policy and rules, each job's own
+	// settings, the schedules).
 	Config config.Config
-	// Jobs is the configuration as the jobs apply it, resolved once.
-	Jobs   jobs.Settings
 	Runner *jobs.Runner
 	Store  *db.Store
 	// Reports reads the job's tables for a report, saying what to check
@@ -82,21 +85,17 @@ type Env struct {
 	kubeconfig *kubeconfigFile
 }
 
-// Open resolves the configuration once, connects what needs asks for and
-// returns the wired job.
-func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
+// Open connects what needs asks for and returns the job wired with the
+// configuration as it was resolved when loaded (s.Config).
+func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 	if s.Now == nil {
 		s.Now = time.Now
-	}
-	settings, err := jobs.Resolve(s.Config)
-	if err != nil {
-		return nil, err
 	}
 	s, kubeconfig, err := loadKubeconfig(s, needs)
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Config: s.Config, Jobs: settings, Metrics: metrics.New(), Log: s.Log}
+	env := &Env{Config: s.Config, Metrics: metrics.New(), Log: s.Log}
 	ports := jobs.Ports{Metrics: env.Metrics, Log: s.Log, Now: s.Now}
 	var locker jobs.Locker
 	if needs.Database {
@@ -124,8 +123,8 @@ func Open(ctx context.Context, s Settings, needs Needs) (*Env, error) {
 			env.kubeconfig = kubeconfig
 		}
 	}
-	env.Runner = jobs.NewRunner(settings, ports, locker)
-	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: settings.Rules, Now: s.Now, Log: s.Log}
+	env.Runner = jobs.NewRunner(s.Config.Jobs, ports, locker)
+	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: s.Config.Rules(), Now: s.Now, Log: s.Log}
 	return env, nil
 }
 
@@ -142,7 +141,7 @@ func (e *Env) Close() {
 // a start applied (none logged when there were none).
 const MigrationsMessage = "applied migrations"
 
-func openStore(ctx context.Context, s Settings, needs Needs) (*db.Store, error) {
+func openStore(ctx context.Context, s Inputs, needs Needs) (*db.Store, error) {
 	url, source, err := databaseURL(s)
 	if err != nil {
 		return nil, err
@@ -190,7 +189,7 @@ func orSaying(err error, what string) error {
 // databaseURL returns the connection string and what set it: the flag,
 // else DATABASE_URL, else KEB's APP_DATABASE_* variables. What they lack or
 // get wrong is the caller's to correct: an InputError.
-func databaseURL(s Settings) (url, source string, err error) {
+func databaseURL(s Inputs) (url, source string, err error) {
 	if s.DatabaseURL != "" {
 		return s.DatabaseURL, "--database-url", nil
 	}
@@ -213,7 +212,7 @@ func databaseURL(s Settings) (url, source string, err error) {
 // outside a cluster, is the caller's to correct, whatever else would fail.
 // It returns the file as read, for Env.ReloadGardener; none when the
 // config was given or comes from the cluster.
-func loadKubeconfig(s Settings, needs Needs) (Settings, *kubeconfigFile, error) {
+func loadKubeconfig(s Inputs, needs Needs) (Inputs, *kubeconfigFile, error) {
 	readsAPI := (needs.Gardener || s.Watch != nil) && s.Gardener == nil && len(s.GardenerFiles) == 0
 	if !readsAPI || s.RESTConfig != nil {
 		return s, nil, nil
@@ -246,7 +245,7 @@ type gardenerSource struct {
 // API, or the API watched). Each source is the jobs' port itself and says
 // what to check when it fails. This is the one place that decides where
 // Gardener is read.
-func openGardener(s Settings) (gardenerSource, error) {
+func openGardener(s Inputs) (gardenerSource, error) {
 	namespace := s.Config.Namespace
 	if s.Watch != nil && (s.Gardener != nil || len(s.GardenerFiles) > 0) {
 		return gardenerSource{}, errors.New("watching needs the Gardener API, but this job reads Gardener from elsewhere")
@@ -255,12 +254,9 @@ func openGardener(s Settings) (gardenerSource, error) {
 	case s.Gardener != nil:
 		return gardenerSource{port: s.Gardener, namespace: namespace}, nil
 	case len(s.GardenerFiles) > 0:
-		files, err := openExports(s)
+		files, namespace, err := openExports(s)
 		if err != nil {
 			return gardenerSource{}, err
-		}
-		if namespace == "" {
-			namespace = files.Namespace()
 		}
 		return gardenerSource{port: files, namespace: namespace}, nil
 	}
@@ -281,21 +277,20 @@ func openGardener(s Settings) (gardenerSource, error) {
 }
 
 // openExports reads the export files and says so in the log: a job that
-// reads the past must not be mistaken for one that reads the API.
-func openExports(s Settings) (*exportfile.Source, error) {
-	files, err := exportfile.Open(s.Config.Namespace, s.GardenerFiles...)
+// reads the past must not be mistaken for one that reads the API. The
+// namespace is the configuration's (--namespace applied), else the
+// exports' own.
+func openExports(s Inputs) (files *exportfile.Source, namespace string, err error) {
+	files, err = exportfile.Open(s.Config.Namespace, s.GardenerFiles...)
 	if err != nil {
-		return nil, &InputError{Flag: "--gardener-file", Err: err}
+		return nil, "", &InputError{Flag: "--gardener-file", Err: err}
 	}
-	namespace := s.Config.Namespace
-	if namespace == "" {
-		namespace = files.Namespace()
-	}
+	namespace = cmp.Or(s.Config.Namespace, files.Namespace())
 	shoots, bindings := files.Counts()
 	s.Log.Info("reading Gardener from export files, not from the API; nothing is written to Gardener",
 		zap.Strings("files", s.GardenerFiles), zap.String("namespace", namespace),
 		zap.Int("shoots", shoots), zap.Int("credentialsBindings", bindings))
-	return files, nil
+	return files, namespace, nil
 }
 
 // InputError is a bad value the caller gave (a flag's file, a variable of

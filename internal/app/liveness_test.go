@@ -95,16 +95,13 @@ func TestHealthzFailsOnceTheSchedulerCompletesNoRunForThreeScheduledTimes(t *tes
 func TestAFailedRunKeepsTheSchedulerAlive(t *testing.T) {
 	clock := &testClock{}
 	clock.set(10, 0, 30)
-	settings, err := jobs.Resolve(config.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := config.Default()
 	store := jobstest.NewStore()
 	store.Fail = map[string]error{"ReadInstanceCounts": errors.New("the database is down")}
 	m := metrics.New()
-	env := &Env{Metrics: m, Log: zap.NewNop(), Jobs: settings, Runner: jobs.NewRunner(settings,
+	env := &Env{Metrics: m, Log: zap.NewNop(), Config: cfg, Runner: jobs.NewRunner(cfg.Jobs,
 		jobs.Ports{Gardener: jobstest.NewGardener(), Store: store, Metrics: m, Log: zap.NewNop(), Now: clock.Now}, nil)}
-	liveness, err := NewLiveness(settings.Schedules, 3, clock.Now)
+	liveness, err := NewLiveness(cfg.Jobs.Schedules(), 3, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

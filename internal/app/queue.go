@@ -59,8 +59,9 @@ func (q *JobQueue) Run(job, why string) {
 func (q *JobQueue) Schedule() (*cron.Cron, error) {
 	logger := cronLogger{q.Env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
+	schedules := q.Env.Config.Jobs.Schedules()
 	for _, job := range jobs.AllJobs {
-		spec := q.Env.Jobs.Schedules[job]
+		spec := schedules[job]
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { q.Run(job, "scheduled") }))
 		if _, err := c.AddJob(spec, run); err != nil {
 			return nil, fmt.Errorf("schedules.%s: %q: %w", job, spec, err)

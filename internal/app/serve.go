@@ -48,7 +48,7 @@ type Server struct {
 // paging the whole namespace again, and a change a decision reads brings
 // the candidate table up to date within seconds. dryRun says what every run
 // leaves as it is (jobs.DryRun).
-func OpenServer(ctx context.Context, s Settings, dryRun jobs.DryRun) (*Server, error) {
+func OpenServer(ctx context.Context, s Inputs, dryRun jobs.DryRun) (*Server, error) {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	notify, changes := Changes()
 	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}
@@ -77,7 +77,7 @@ func (sv *Server) Close() {
 // ctx ends: then it stops scheduling, lets the running job finish (or
 // cancels it after ShutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
-	liveness, err := NewLiveness(sv.Jobs.Schedules, cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	liveness, err := NewLiveness(sv.Config.Jobs.Schedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func LogConfig(log *zap.Logger, cfg config.Config) {
 	if source == "" {
 		source = "none: no hap.multiHyperscalerAccount in the file and no KEB variable for it in the environment"
 	}
-	p := cfg.Policy()
+	p := cfg.Policy() // as resolved when the configuration was loaded
 	limits := zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
 		for _, provider := range append(append([]string{}, hap.LimitProviders...), "default") {
 			enc.AddInt(provider, p.LimitForProvider(provider))

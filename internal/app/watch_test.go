@@ -63,7 +63,7 @@ func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 			return rt.RoundTrip(r)
 		})
 	})
-	env, err := Open(ctx, Settings{Config: cfg, RESTConfig: restConfig, Log: zap.NewNop(), Watch: &Watch{Context: ctx}}, Needs{Gardener: true})
+	env, err := Open(ctx, Inputs{Config: cfg, RESTConfig: restConfig, Log: zap.NewNop(), Watch: &Watch{Context: ctx}}, Needs{Gardener: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestAWatchedGardenerServesTheRunnersListsFromTheWatch(t *testing.T) {
 func TestOnlyTheAPICanBeWatched(t *testing.T) {
 	cfg := config.Default()
 	cfg.Namespace = "garden-kyma"
-	_, err := Open(context.Background(), Settings{Config: cfg, Gardener: fileLike{}, Log: zap.NewNop(),
+	_, err := Open(context.Background(), Inputs{Config: cfg, Gardener: fileLike{}, Log: zap.NewNop(),
 		Watch: &Watch{Context: context.Background()}}, Needs{Gardener: true})
 	if err == nil || !strings.Contains(err.Error(), "watching needs the Gardener API") {
 		t.Errorf("watching an export: %v", err)

@@ -10,20 +10,22 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // Config is the whole configuration file.
 type Config struct {
-	HAP        HAP        `json:"hap"`
-	Namespace  string     `json:"namespace"`
-	Gardener   Gardener   `json:"gardener"`
-	Database   Database   `json:"database"`
-	Schedules  Schedules  `json:"schedules"`
-	Candidates Candidates `json:"candidates"`
-	Shadow     Shadow     `json:"shadow"`
-	Release    Release    `json:"release"`
-	Metrics    Metrics    `json:"metrics"`
+	HAP       HAP      `json:"hap"`
+	Namespace string   `json:"namespace"`
+	Gardener  Gardener `json:"gardener"`
+	Database  Database `json:"database"`
+	Metrics   Metrics  `json:"metrics"`
+
+	// Jobs holds what the jobs apply: each job's own section of the file
+	// (schedules and the sections jobs.Sections names), read by the job's
+	// registry entry, and KEB's policy and rules, resolved once by Resolve.
+	Jobs jobs.Setup `json:"-"`
 
 	// Warnings are the settings the job accepted but, like KEB, does not
 	// apply as written. The commands log each once at start.
@@ -98,73 +100,37 @@ type Database struct {
 	StatementTimeout Duration `json:"statementTimeout"`
 }
 
-// Schedules are the cron schedules `serve` runs each job on, keyed by the
-// job's name: standard 5-field expressions, or @every/@hourly... A job left
-// out runs on its default schedule. The jobs' registry (jobs.Registry)
-// knows the names and the defaults, and checks both.
-type Schedules map[string]string
-
-// Candidates settings.
-type Candidates struct {
-	// ReservationTTL drops a reservation whose instance never showed up in
-	// KEB's database with the reserved binding (failed provisioning).
-	ReservationTTL Duration `json:"reservationTTL"`
-}
-
-// Shadow settings: KEB's own picks compared with the candidate table's.
-type Shadow struct {
-	// Window is how far back picks are compared, kept and reported.
-	Window Duration `json:"window"`
-	// MaxAge is the MaxAge KEB passes to provisioning.NextBinding: a pick
-	// made while the table was older counts as staleness, not as a
-	// difference, since NextBinding would have refused and KEB chosen.
-	MaxAge Duration `json:"maxAge"`
-}
-
-// Release settings.
-type Release struct {
-	Enabled     bool     `json:"enabled"`
-	Mode        string   `json:"mode"`
-	GracePeriod Duration `json:"gracePeriod"`
-	MaxPerRun   int      `json:"maxPerRun"`
-	GuardRatio  float64  `json:"guardRatio"`
-}
-
-// ReleaseDirty, the only release mode, labels the binding `dirty: "true"`
-// and keeps `tenantName`, handing the account to the account-cleanup
-// process, as KEB does when it frees a binding.
-const ReleaseDirty = "dirty"
-
 // Metrics settings.
 type Metrics struct {
 	PushgatewayURL string `json:"pushgatewayURL"`
 	Listen         string `json:"listen"`
 }
 
-// Default returns the configuration used for every key the file leaves out.
+// Default returns the configuration used for every key the file leaves out,
+// resolved: every job's defaults, KEB's policy with nothing set, no rules.
 func Default() Config {
-	return Config{
-		Gardener:   Gardener{PageSize: 500, RequestTimeout: Duration{30 * time.Second}},
-		Database:   Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{10 * time.Second}, StatementTimeout: Duration{60 * time.Second}},
-		Candidates: Candidates{ReservationTTL: Duration{time.Hour}},
-		Shadow:     Shadow{Window: Duration{7 * 24 * time.Hour}, MaxAge: Duration{provisioning.DefaultMaxAge}},
-		Release: Release{
-			Enabled:     true,
-			Mode:        ReleaseDirty,
-			GracePeriod: Duration{time.Hour},
-			MaxPerRun:   10,
-			GuardRatio:  0.5,
-		},
+	cfg := Config{
+		Gardener:  Gardener{PageSize: 500, RequestTimeout: Duration{Duration: 30 * time.Second}},
+		Database:  Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
 		Metrics:   Metrics{Listen: ":8080"},
+		Jobs:      jobs.NewSetup(),
 		Providers: rules.DefaultProviders(),
 	}
+	cfg.Jobs.KEB = jobs.KEB{Policy: policyOf(cfg.HAP)}
+	return cfg
 }
 
-// Policy returns the decisions' view of KEB's multi-account settings, with
+// Policy returns KEB's multi-account policy as Resolve resolved it.
+func (c Config) Policy() hap.Policy { return c.Jobs.KEB.Policy }
+
+// Rules returns KEB's rules as Resolve parsed them.
+func (c Config) Rules() rules.RuleSet { return c.Jobs.KEB.Rules }
+
+// policyOf returns the decisions' view of KEB's multi-account settings, with
 // the values KEB applies. A missing block or an empty allowlist turns the
 // feature off; with nothing set KEB's default limit is hap.NoLimit.
-func (c Config) Policy() hap.Policy {
-	m := c.HAP.MultiHyperscalerAccount
+func policyOf(h HAP) hap.Policy {
+	m := h.MultiHyperscalerAccount
 	if m == nil {
 		return hap.Policy{DefaultLimit: hap.NoLimit}
 	}
@@ -181,13 +147,4 @@ func (c Config) Policy() hap.Policy {
 		p.Allowed[ga] = true
 	}
 	return p
-}
-
-// Rules returns the decisions' view of the release settings.
-func (r Release) Rules() hap.ReleaseRules {
-	return hap.ReleaseRules{
-		GracePeriod: r.GracePeriod.Duration,
-		MaxPerRun:   r.MaxPerRun,
-		GuardRatio:  r.GuardRatio,
-	}
 }

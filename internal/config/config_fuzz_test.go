@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzParse feeds arbitrary documents through what Load does after reading
-// the file: Parse over the defaults, then Validate. Whatever the input, it
+// the file: Parse over the defaults, then Resolve. Whatever the input, it
 // must not panic, and every refusal must be a *Error that names a key, so
 // the CLI exits 2 with a message an operator can act on.
 func FuzzParse(f *testing.F) {
@@ -34,7 +34,7 @@ func FuzzParse(f *testing.F) {
 		cfg := Default()
 		err := Parse(doc, &cfg)
 		if err == nil {
-			err = cfg.Validate()
+			err = cfg.Resolve()
 		}
 		if err == nil {
 			return

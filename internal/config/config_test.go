@@ -4,10 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 func write(t *testing.T, doc string) string {
@@ -55,7 +58,8 @@ release:
 	if got := warningKeys(cfg.Warnings); !slices.Equal(got, []string{limitsKey + ".alicloud", limitsKey + ".openstack"}) {
 		t.Errorf("warnings %v", cfg.Warnings)
 	}
-	if cfg.Release.GracePeriod.Duration != 2*time.Hour || cfg.Release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
+	release := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs)
+	if release.GracePeriod.Duration != 2*time.Hour || release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
 		t.Fatalf("defaults not kept under the file: %+v", cfg)
 	}
 }
@@ -156,4 +160,21 @@ func warningKeys(ws []Warning) []string {
 		keys = append(keys, w.Key)
 	}
 	return keys
+}
+
+// The jobs' sections are keys of the file the jobs read; none may be a key
+// the file's own schema also has, or one of the two would never see it.
+func TestTheJobsSectionsAreNoKeyOfTheFilesOwn(t *testing.T) {
+	own := map[string]bool{}
+	ct := reflect.TypeOf(Config{})
+	for i := 0; i < ct.NumField(); i++ {
+		if name, _, _ := strings.Cut(ct.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			own[name] = true
+		}
+	}
+	for _, section := range jobs.Sections() {
+		if own[section] {
+			t.Errorf("section %q of the jobs is also a key of config.Config", section)
+		}
+	}
 }

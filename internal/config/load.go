@@ -1,53 +1,18 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"reflect"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
-
-// Error is a configuration error naming the key and the offending value.
-// The CLI exits with status 2 on it.
-type Error struct {
-	Key    string
-	Value  string
-	Reason string
-}
-
-func (e *Error) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("invalid configuration: %s: %s", e.Key, e.Reason)
-	}
-	return fmt.Sprintf("invalid configuration: %s: %s, got %s", e.Key, e.Reason, e.Value)
-}
-
-func invalid(key string, value any, format string, args ...any) *Error {
-	return &Error{Key: key, Value: quote(value), Reason: fmt.Sprintf(format, args...)}
-}
-
-func quote(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("%q", v)
-	case json.RawMessage:
-		return string(v)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
 
 // Load reads the file at path over the defaults and validates the result.
 // An empty path means the defaults alone. It does not look at the
@@ -83,7 +48,7 @@ func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
 	if err := applyRuleFile(&cfg, getenv); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Resolve(); err != nil {
 		return cfg, err
 	}
 	cfg.Warnings = append(cfg.Warnings, cfg.ruleWarnings()...)
@@ -123,7 +88,10 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 // Parse applies a YAML document to cfg. The job's own keys are strict:
 // unknown keys and values of the wrong type are refused with the key's full
 // path. KEB's `hap` block is read as KEB's values: what the job does not
-// apply as written is added to cfg.Warnings.
+// apply as written is added to cfg.Warnings. The jobs' sections (schedules
+// and each job's own, jobs.Sections) are handed to the jobs' registry,
+// which reads each into the job's own settings as strictly. Parse checks
+// no value: Resolve does, once the environment is applied too.
 func Parse(doc []byte, cfg *Config) error {
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
@@ -140,6 +108,7 @@ func Parse(doc []byte, cfg *Config) error {
 	if !ok {
 		return invalid("(file)", tree, "the document must be a mapping of keys")
 	}
+	rest := maps.Clone(top)
 	if node, ok := top["hap"]; ok {
 		r := &hapReader{}
 		h, err := r.readHAP(node)
@@ -151,99 +120,21 @@ func Parse(doc []byte, cfg *Config) error {
 		if h.MultiHyperscalerAccount != nil {
 			cfg.PolicySource = SourceFile
 		}
-		rest := maps.Clone(top)
 		delete(rest, "hap")
-		if js, err = json.Marshal(rest); err != nil {
-			return &Error{Key: "(file)", Reason: err.Error()}
-		}
-		tree = rest
 	}
-	if err := checkKeys(reflect.TypeOf(*cfg), tree, ""); err != nil {
+	sections := jobs.Sections()
+	for _, key := range sections {
+		delete(rest, key)
+	}
+	if err := setting.Decode("", rest, cfg); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(js))
-	if err := dec.Decode(cfg); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		var cfgErr *Error
-		switch {
-		case errors.As(err, &cfgErr):
-			return cfgErr
-		case errors.As(err, &typeErr):
-			return invalid(typeErr.Field, lookup(tree, typeErr.Field), "must be %s", typeName(typeErr.Type))
-		}
-		return &Error{Key: "(file)", Reason: err.Error()}
-	}
-	return nil
-}
-
-// checkKeys walks the document against the struct's json tags so an unknown
-// key is reported with its whole path, where encoding/json would only give
-// its last segment.
-func checkKeys(t reflect.Type, node any, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || t == reflect.TypeOf(Duration{}) {
-		return nil
-	}
-	m, ok := node.(map[string]any)
-	if !ok {
-		if node == nil {
-			return nil
-		}
-		return invalid(strings.TrimPrefix(path, "."), node, "must be a mapping")
-	}
-	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			fields[name] = t.Field(i).Type
-		}
-	}
-	for key, value := range m {
-		ft, known := fields[key]
-		at := strings.TrimPrefix(path+"."+key, ".")
-		if !known {
-			if strings.TrimSpace(key) == "" {
-				// Quoted, or the message would name no key at all.
-				at = strings.TrimPrefix(path+"."+strconv.Quote(key), ".")
+	for _, key := range sections {
+		if node, ok := top[key]; ok {
+			if err := cfg.Jobs.ReadSection(key, node); err != nil {
+				return err
 			}
-			return &Error{Key: at, Reason: "unknown key"}
-		}
-		if err := checkKeys(ft, value, path+"."+key); err != nil {
-			return err
 		}
 	}
 	return nil
-}
-
-func lookup(tree any, path string) any {
-	for _, seg := range strings.Split(path, ".") {
-		m, ok := tree.(map[string]any)
-		if !ok {
-			return nil
-		}
-		tree = m[seg]
-	}
-	return tree
-}
-
-func typeName(t reflect.Type) string {
-	if t == durationType {
-		return "a duration such as 30s, 5m or 1h"
-	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int64:
-		return "an integer"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "a list"
-	case reflect.String:
-		return "a string"
-	case reflect.Map:
-		return "a mapping"
-	}
-	return t.String()
 }

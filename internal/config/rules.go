@@ -15,11 +15,12 @@ import (
 // renders hap.rule into it as `rule: [...]`.
 const RuleFileEnv = "APP_HAP_RULE_FILE_PATH"
 
-// RuleSet returns KEB's verdict on hap.rule: the rules KEB applies, or an
-// error with one line per bad entry, naming the entry and the reason. No
+// parseRules returns KEB's verdict on hap.rule: the rules KEB applies, or
+// an error with one line per bad entry, naming the entry and the reason. No
 // list at all is no error here (KEB would not start without one, but the
-// job works without rules): the RuleSet then names no pool.
-func (c Config) RuleSet() (rules.RuleSet, error) {
+// job works without rules): the RuleSet then names no pool. Resolve is its
+// one caller: the rules are parsed once.
+func (c Config) parseRules() (rules.RuleSet, error) {
 	if len(c.HAP.Rule) == 0 {
 		return rules.RuleSet{}, nil
 	}
@@ -40,12 +41,10 @@ func (c Config) RuleSet() (rules.RuleSet, error) {
 
 // ruleWarnings turns the entries KEB accepts but the job warns about (a plan
 // outside its plan table, an input "*") into start-up warnings, each naming
-// the entry by its index in hap.rule (or in KEB's rule file).
+// the entry by its index in hap.rule (or in KEB's rule file). It reads the
+// rules Resolve parsed.
 func (c Config) ruleWarnings() []Warning {
-	rs, err := c.RuleSet()
-	if err != nil {
-		return nil
-	}
+	rs := c.Jobs.KEB.Rules
 	source := "hap.rule"
 	if c.RuleSource != "" {
 		source = c.RuleSource + " rule"

@@ -53,10 +53,7 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := cfg.RuleSet()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := cfg.Rules()
 	if got, ok := rs.Match("gcp", "cf-sa30", "me-central2"); !ok || got.Pool.HyperscalerType != "gcp_cf-sa30" {
 		t.Fatalf("rules from %s: %+v, %v", ruleFile, got, ok)
 	}
@@ -129,10 +126,7 @@ func TestDefaultTrialProviderFromKEBsVariable(t *testing.T) {
 		if warned := len(cfg.Warnings) == 1 && strings.Contains(cfg.Warnings[0].Reason, "KEB fails every trial provisioning"); warned != tc.warn {
 			t.Errorf("%v: warnings %v", tc.env, cfg.Warnings)
 		}
-		rs, err := cfg.RuleSet()
-		if err != nil {
-			t.Fatal(err)
-		}
+		rs := cfg.Rules()
 		got, ok := rs.Match("trial", "cf-eu10", "eu-central-1")
 		if ok != (tc.want != "") || got.Pool.HyperscalerType != tc.want {
 			t.Errorf("%v: trial lands in %q (%v), want %q", tc.env, got.Pool.HyperscalerType, ok, tc.want)

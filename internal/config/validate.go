@@ -4,29 +4,49 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
-// Validate checks every setting and returns the first bad one, naming the
-// key and its value. schedules.* are the jobs' to check (jobs.Resolve):
-// only the jobs' registry knows their names.
-func (c Config) Validate() error {
-	if _, err := c.RuleSet(); err != nil {
+// Resolve checks every setting and resolves, once, what the jobs apply
+// from KEB's settings: KEB's rules parsed (a list KEB refuses is an *Error
+// naming every bad entry) and KEB's multi-account policy, into c.Jobs.KEB.
+// It returns the first bad setting, naming the key and its value: KEB's
+// rules, the file's own keys, then each job's section and schedules.* as
+// the jobs' registry checks them. Load resolves what it returns; a caller
+// that builds or changes a Config itself resolves it before use.
+func (c *Config) Resolve() error {
+	rs, err := c.parseRules()
+	if err != nil {
 		return err
 	}
+	if err := c.validate(); err != nil {
+		return err
+	}
+	if err := c.Jobs.Check(); err != nil {
+		return err
+	}
+	c.Jobs.KEB = jobs.KEB{Policy: policyOf(c.HAP), Rules: rs}
+	return nil
+}
+
+// validate checks the file's own keys and returns the first bad one,
+// naming the key and its value.
+func (c Config) validate() error {
 	if c.Gardener.PageSize < 1 || c.Gardener.PageSize > 10000 {
 		return invalid("gardener.pageSize", c.Gardener.PageSize, "must be between 1 and 10000")
 	}
-	for key, d := range map[string]Duration{
-		"gardener.requestTimeout":   c.Gardener.RequestTimeout,
-		"database.connectTimeout":   c.Database.ConnectTimeout,
-		"database.statementTimeout": c.Database.StatementTimeout,
-		"candidates.reservationTTL": c.Candidates.ReservationTTL,
-		"shadow.window":             c.Shadow.Window,
-		"shadow.maxAge":             c.Shadow.MaxAge,
+	for _, d := range []struct {
+		key   string
+		value Duration
+	}{
+		{"gardener.requestTimeout", c.Gardener.RequestTimeout},
+		{"database.connectTimeout", c.Database.ConnectTimeout},
+		{"database.statementTimeout", c.Database.StatementTimeout},
 	} {
-		if d.Duration <= 0 {
-			return invalid(key, d.String(), "must be a positive duration")
+		if err := setting.Positive(d.key, d.value); err != nil {
+			return err
 		}
 	}
 	if c.Database.Schema == "" || provisioning.CheckSchema(c.Database.Schema) != nil {
@@ -34,23 +54,6 @@ func (c Config) Validate() error {
 	}
 	if reason, taken := schemaNotTheJobs(c.Database.Schema); taken {
 		return invalid("database.schema", c.Database.Schema, "must be a schema of the job's own: %s", reason)
-	}
-	switch c.Release.Mode {
-	case ReleaseDirty:
-	case "unclaim":
-		return invalid("release.mode", c.Release.Mode, "is no longer supported: it handed an account nobody had cleaned to the next tenant; "+
-			"use %q, the only mode, as KEB does when it frees a binding", ReleaseDirty)
-	default:
-		return invalid("release.mode", c.Release.Mode, "must be %q", ReleaseDirty)
-	}
-	if c.Release.GracePeriod.Duration < 0 {
-		return invalid("release.gracePeriod", c.Release.GracePeriod.String(), "must not be negative")
-	}
-	if c.Release.MaxPerRun < 0 {
-		return invalid("release.maxPerRun", c.Release.MaxPerRun, "must not be negative")
-	}
-	if c.Release.GuardRatio < 0 || c.Release.GuardRatio > 1 {
-		return invalid("release.guardRatio", c.Release.GuardRatio, "must be between 0 and 1")
 	}
 	if u := c.Metrics.PushgatewayURL; u != "" {
 		if parsed, err := url.Parse(u); err != nil || parsed.Scheme == "" || parsed.Host == "" {

@@ -7,21 +7,34 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
 
 // JobCandidates names the candidates job.
 const JobCandidates = "candidates"
 
-var candidatesJob = Job{
-	Name:            JobCandidates,
-	DefaultSchedule: "*/5 * * * *",
-	Configure: func(s Settings) Build {
+var candidatesJob = Define(JobCandidates, "*/5 * * * *", "candidates", defaultCandidatesSettings, CandidatesSettings.check,
+	func(s CandidatesSettings) Build {
 		return func(p Ports, pass Pass) Task {
-			return &candidates{Pass: pass, settings: s.Candidates, store: p.Store, metrics: p.Metrics}
+			return &candidates{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
-	},
+	})
+
+// CandidatesSettings are the candidates job's settings, the section
+// candidates of the configuration file.
+type CandidatesSettings struct {
+	// ReservationTTL drops a reservation whose instance never showed up in
+	// KEB's database with the reserved binding (failed provisioning).
+	ReservationTTL setting.Duration `json:"reservationTTL"`
+}
+
+func defaultCandidatesSettings() CandidatesSettings {
+	return CandidatesSettings{ReservationTTL: setting.Duration{Duration: time.Hour}}
+}
+
+func (s CandidatesSettings) check() error {
+	return setting.Positive("candidates.reservationTTL", s.ReservationTTL)
 }
 
 // candidatesStore is what the candidates job needs of the database: the
@@ -52,7 +65,7 @@ const withdrawalSettle = time.Minute
 // picks made since the snapshot was taken.
 type candidates struct {
 	Pass
-	settings config.Candidates
+	settings CandidatesSettings
 	store    candidatesStore
 	metrics  candidatesMetrics
 }

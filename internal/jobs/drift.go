@@ -12,15 +12,12 @@ import (
 // JobDrift names the drift job.
 const JobDrift = "drift"
 
-var driftJob = Job{
-	Name:            JobDrift,
-	DefaultSchedule: "*/10 * * * *",
-	Configure: func(Settings) Build {
+var driftJob = Define(JobDrift, "*/10 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
+	func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &drift{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
-	},
-}
+	})
 
 // driftStore is what drift needs of the database: the drift table.
 type driftStore interface {

@@ -69,11 +69,11 @@ type gatherer struct {
 	rules    rules.RuleSet
 }
 
-// configureGather takes KEB's policy and rules out of s; what it returns
-// builds the gathering of a run on the run's ports.
-func configureGather(s Settings) func(Ports) *gatherer {
+// configureGather takes KEB's policy and rules; what it returns builds the
+// gathering of a run on the run's ports.
+func configureGather(keb KEB) func(Ports) *gatherer {
 	return func(p Ports) *gatherer {
-		return &gatherer{gardener: p.Gardener, store: p.Store, log: p.Log, now: p.Now, policy: s.Policy, rules: s.Rules}
+		return &gatherer{gardener: p.Gardener, store: p.Store, log: p.Log, now: p.Now, policy: keb.Policy, rules: keb.Rules}
 	}
 }
 

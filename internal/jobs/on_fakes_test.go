@@ -62,18 +62,17 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 
 	cfg := config.Default()
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}
-	cfg.Release.GracePeriod = config.Duration{}
+	jobs.ChangeSettings(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.GracePeriod = config.Duration{} })
 	if adjust != nil {
 		adjust(&cfg)
 	}
 	s := &fakeScene{gardener: g, store: store, locker: &jobstest.Locker{}, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	store.Clock = func() time.Time { return s.now }
 	s.metrics = metrics.New()
-	settings, err := jobs.Resolve(cfg)
-	if err != nil {
+	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	s.runner = jobs.NewRunner(settings, jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
+	s.runner = jobs.NewRunner(cfg.Jobs, jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
 		Now: func() time.Time { return s.now }}, s.locker)
 	return s
 }
@@ -246,8 +245,8 @@ func TestNothingRunsWhileAnotherRunHoldsTheLock(t *testing.T) {
 
 func TestEachJobGetsItsOwnSettings(t *testing.T) {
 	s := newFakeSceneWith(t, func(cfg *config.Config) {
-		cfg.Release.Enabled = false
-		cfg.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
+		jobs.ChangeSettings(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.Enabled = false })
+		jobs.ChangeSettings(&cfg.Jobs, func(c *jobs.CandidatesSettings) { c.ReservationTTL = config.Duration{Duration: time.Minute} })
 	})
 	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease, jobs.JobCandidates); err != nil {
 		t.Fatal(err)

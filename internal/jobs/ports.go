@@ -22,7 +22,7 @@ type Store interface {
 	candidatesStore
 	shadowStore
 	releaseStore
-	fleetStore
+	metricsStore
 }
 
 // Metrics is what the runner and the jobs report: what came of each job, and
@@ -33,7 +33,7 @@ type Metrics interface {
 	candidatesMetrics
 	shadowMetrics
 	releaseMetrics
-	fleetMetricsPort
+	metricsPort
 }
 
 // Ports is what a run works through: the two systems, the metrics and log,

@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 )
 
-// Job is one unit of work of a run. The file that holds a job declares it,
-// and Registry lists it once; the runner, `run --jobs`, serve's schedules
-// and the validation of schedules.* all read it from there.
+// Job is one unit of work of a run. The file that holds a job declares it
+// (Define), with its settings, their defaults and their checks, and Registry
+// lists it once; the runner, `run --jobs`, serve's schedules, the
+// configuration file's sections and the validation of schedules.* all read
+// it from there.
 type Job struct {
 	// Name selects the job in --jobs, keys schedules.<name> and labels the
 	// job's logs and metrics.
@@ -17,10 +22,14 @@ type Job struct {
 	// DefaultSchedule is the cron schedule serve runs the job on when
 	// schedules.<name> is not set.
 	DefaultSchedule string
-	// Configure takes the job's own settings out of the resolved
-	// configuration, once, when the runner is built. What it returns
-	// builds the job for each run, on the run's ports.
-	Configure func(Settings) Build
+	// Section is the key of the job's own settings in the configuration
+	// file; "" when the job has none.
+	Section string
+
+	// own is how the job's settings are made, read and checked; build
+	// makes one run of the job with them.
+	own   ownSettings
+	build func(settings any) Build
 }
 
 // Build makes one run of a job: the job with its own settings, the narrow
@@ -30,6 +39,51 @@ type Build func(Ports, Pass) Task
 // Task is a job built for one run: it decides on the run's facts and acts.
 type Task interface {
 	Run(ctx context.Context, f *Facts) error
+}
+
+// Define declares a job whose settings are an S: the section of the
+// configuration file they are read from ("" for none), their defaults,
+// their check (nil for none) and how a run is built with them. The
+// section is decoded strictly into an S over the defaults: an unknown key
+// or a value of the wrong type is refused naming its whole path.
+func Define[S any](name, schedule, section string, defaults func() S, check func(S) error, build func(S) Build) Job {
+	return Job{
+		Name: name, DefaultSchedule: schedule, Section: section,
+		own: ownSettings{
+			defaults: func() any { return defaults() },
+			decode: func(key string, node any, over any) (any, error) {
+				s := over.(S)
+				err := decodeSection(key, node, &s)
+				return s, err
+			},
+			check: func(v any) error {
+				if check == nil {
+					return nil
+				}
+				return check(v.(S))
+			},
+		},
+		build: func(v any) Build { return build(v.(S)) },
+	}
+}
+
+// NoSettings are the settings of a job that has none.
+type NoSettings struct{}
+
+// ownSettings is a job's settings type, erased: its defaults, its strict
+// decoding over a value, its check.
+type ownSettings struct {
+	defaults func() any
+	decode   func(key string, node any, over any) (any, error)
+	check    func(any) error
+}
+
+// KEB is what every job shares, resolved once when the configuration is
+// loaded: KEB's multi-account policy and KEB's rules, as KEB applies them.
+// They come with each run's gathered facts (Facts.Policy, Facts.Rules).
+type KEB struct {
+	Policy hap.Policy
+	Rules  rules.RuleSet
 }
 
 // Registry lists every job in the order a run executes them: candidates use
@@ -54,6 +108,15 @@ func lookupJob(name string) (Job, bool) {
 		return Job{}, false
 	}
 	return Registry[i], true
+}
+
+// DefaultSchedules returns every job's default schedule, keyed by its name.
+func DefaultSchedules() map[string]string {
+	out := make(map[string]string, len(Registry))
+	for _, j := range Registry {
+		out[j.Name] = j.DefaultSchedule
+	}
+	return out
 }
 
 // ParseJobs reads a comma-separated job list such as "drift,candidates" and

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
@@ -23,18 +24,28 @@ func TestTheRegistryNamesEveryJobInRunOrder(t *testing.T) {
 	}
 }
 
-func TestSchedulesComeFromTheConfigurationElseTheJobsDefault(t *testing.T) {
+// resolve reads doc as the configuration file over the defaults and
+// resolves it, as loading it does.
+func resolve(t *testing.T, doc string) (config.Config, error) {
+	t.Helper()
 	cfg := config.Default()
-	cfg.Schedules = config.Schedules{"release": "@every 1h"}
-	s, err := jobs.Resolve(cfg)
+	if err := config.Parse([]byte(doc), &cfg); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Resolve()
+}
+
+func TestSchedulesComeFromTheConfigurationElseTheJobsDefault(t *testing.T) {
+	cfg, err := resolve(t, "schedules: {release: '@every 1h'}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Schedules["release"]; got != "@every 1h" {
+	s := cfg.Jobs.Schedules()
+	if got := s["release"]; got != "@every 1h" {
 		t.Errorf("release schedule %q", got)
 	}
 	for _, job := range jobs.AllJobs {
-		if job != "release" && s.Schedules[job] == "" {
+		if job != "release" && s[job] == "" {
 			t.Errorf("%s has no default schedule", job)
 		}
 	}
@@ -42,15 +53,13 @@ func TestSchedulesComeFromTheConfigurationElseTheJobsDefault(t *testing.T) {
 
 func TestResolveNamesTheBadScheduleKeyAndItsValue(t *testing.T) {
 	for _, c := range []struct {
-		schedules config.Schedules
+		schedules string
 		want      []string
 	}{
-		{config.Schedules{"drift": "every ten minutes"}, []string{"schedules.drift", `"every ten minutes"`, "cron"}},
-		{config.Schedules{"purge": "@hourly"}, []string{"schedules.purge", "names no job", "drift, candidates, shadow, release, metrics"}},
+		{"{drift: every ten minutes}", []string{"schedules.drift", `"every ten minutes"`, "cron"}},
+		{"{purge: '@hourly'}", []string{"schedules.purge", "names no job", "drift, candidates, shadow, release, metrics"}},
 	} {
-		cfg := config.Default()
-		cfg.Schedules = c.schedules
-		_, err := jobs.Resolve(cfg)
+		_, err := resolve(t, "schedules: "+c.schedules+"\n")
 		var cfgErr *config.Error
 		if !errors.As(err, &cfgErr) {
 			t.Fatalf("%v: %v is not a configuration error", c.schedules, err)
@@ -61,9 +70,32 @@ func TestResolveNamesTheBadScheduleKeyAndItsValue(t *testing.T) {
 			}
 		}
 	}
-	cfg := config.Default()
-	cfg.Schedules = config.Schedules{"drift": "*/3 * * * *", "metrics": "@every 30s"}
-	if _, err := jobs.Resolve(cfg); err != nil {
+	if _, err := resolve(t, "schedules: {drift: '*/3 * * * *', metrics: '@every 30s'}\n"); err != nil {
 		t.Error(err)
+	}
+}
+
+// Each job reads its own section over its defaults, strictly, and keeps
+// the defaults of what the section leaves out; a copy of the configuration
+// changed afterwards keeps its own settings.
+func TestEachJobReadsItsOwnSection(t *testing.T) {
+	cfg, err := resolve(t, "release: {maxPerRun: 3}\nshadow: {window: 24h}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs)
+	if release.MaxPerRun != 3 || !release.Enabled || release.Mode != jobs.ReleaseDirty || release.GracePeriod.Duration != time.Hour {
+		t.Errorf("release settings %+v", release)
+	}
+	if w := jobs.SettingsOf[jobs.ShadowSettings](cfg.Jobs).Window.Duration; w != 24*time.Hour {
+		t.Errorf("shadow.window %v", w)
+	}
+	changed := cfg
+	jobs.ChangeSettings(&changed.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 7 })
+	if got := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs).MaxPerRun; got != 3 {
+		t.Errorf("changing a copy changed the original: maxPerRun %d", got)
+	}
+	if _, err := resolve(t, "candidates: {reservationTTL: 1h, ttl: 2h}\n"); err == nil || !strings.Contains(err.Error(), "candidates.ttl: unknown key") {
+		t.Errorf("an unknown key of a job's section: %v", err)
 	}
 }

@@ -8,21 +8,73 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
 
 // JobRelease names the release job.
 const JobRelease = "release"
 
-var releaseJob = Job{
-	Name:            JobRelease,
-	DefaultSchedule: "15 * * * *",
-	Configure: func(s Settings) Build {
+var releaseJob = Define(JobRelease, "15 * * * *", "release", defaultReleaseSettings, ReleaseSettings.check,
+	func(s ReleaseSettings) Build {
 		return func(p Ports, pass Pass) Task {
-			return &releasing{Pass: pass, settings: s.Release, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}
+			return &release{Pass: pass, settings: s, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
-	},
+	})
+
+// ReleaseSettings are the release job's settings, the section release of
+// the configuration file.
+type ReleaseSettings struct {
+	Enabled     bool             `json:"enabled"`
+	Mode        string           `json:"mode"`
+	GracePeriod setting.Duration `json:"gracePeriod"`
+	MaxPerRun   int              `json:"maxPerRun"`
+	GuardRatio  float64          `json:"guardRatio"`
+}
+
+// ReleaseDirty, the only release mode, labels the binding `dirty: "true"`
+// and keeps `tenantName`, handing the account to the account-cleanup
+// process, as KEB does when it frees a binding.
+const ReleaseDirty = "dirty"
+
+func defaultReleaseSettings() ReleaseSettings {
+	return ReleaseSettings{
+		Enabled:     true,
+		Mode:        ReleaseDirty,
+		GracePeriod: setting.Duration{Duration: time.Hour},
+		MaxPerRun:   10,
+		GuardRatio:  0.5,
+	}
+}
+
+func (s ReleaseSettings) check() error {
+	switch s.Mode {
+	case ReleaseDirty:
+	case "unclaim":
+		return setting.Invalid("release.mode", s.Mode, "is no longer supported: it handed an account nobody had cleaned to the next tenant; "+
+			"use %q, the only mode, as KEB does when it frees a binding", ReleaseDirty)
+	default:
+		return setting.Invalid("release.mode", s.Mode, "must be %q", ReleaseDirty)
+	}
+	if s.GracePeriod.Duration < 0 {
+		return setting.Invalid("release.gracePeriod", s.GracePeriod.String(), "must not be negative")
+	}
+	if s.MaxPerRun < 0 {
+		return setting.Invalid("release.maxPerRun", s.MaxPerRun, "must not be negative")
+	}
+	if s.GuardRatio < 0 || s.GuardRatio > 1 {
+		return setting.Invalid("release.guardRatio", s.GuardRatio, "must be between 0 and 1")
+	}
+	return nil
+}
+
+// Rules returns the decisions' view of the release settings.
+func (s ReleaseSettings) Rules() hap.ReleaseRules {
+	return hap.ReleaseRules{
+		GracePeriod: s.GracePeriod.Duration,
+		MaxPerRun:   s.MaxPerRun,
+		GuardRatio:  s.GuardRatio,
+	}
 }
 
 // releaseGardener is what the release needs of the Gardener API beyond the
@@ -84,10 +136,10 @@ type releaseMetrics interface {
 	GuardTripped()
 }
 
-// releasing is one run of the release job, with its settings and ports.
-type releasing struct {
+// release is one run of the release job, with its settings and ports.
+type release struct {
 	Pass
-	settings config.Release
+	settings ReleaseSettings
 	gardener releaseGardener
 	store    releaseStore
 	metrics  releaseMetrics
@@ -99,7 +151,7 @@ type releasing struct {
 // somebody else, so every binding is checked again against the live state
 // right before its label changes, and the change itself only lands if the
 // binding is exactly as that check saw it.
-func (r *releasing) Run(ctx context.Context, f *Facts) error {
+func (r *release) Run(ctx context.Context, f *Facts) error {
 	dryRun := r.DryRun.ChangesNoBinding()
 	if !r.settings.Enabled {
 		r.Log.Info("release is disabled (release.enabled: false)")
@@ -147,7 +199,7 @@ func (r *releasing) Run(ctx context.Context, f *Facts) error {
 // count that also withdraws the binding from the candidate table so no pick
 // can land on it, one fresh look at the shoots, then an update guarded by the
 // resourceVersion of that GET.
-func (r *releasing) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
+func (r *release) releaseAll(ctx context.Context, decisions []hap.ReleaseDecision, dryRun bool) error {
 	if len(decisions) == 0 {
 		return nil
 	}
@@ -198,7 +250,7 @@ func (r *releasing) releaseAll(ctx context.Context, decisions []hap.ReleaseDecis
 }
 
 // recheckBinding returns the live binding, or why it no longer qualifies.
-func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
+func (r *release) recheckBinding(ctx context.Context, d hap.ReleaseDecision, dryRun bool) (hap.Binding, string, error) {
 	live, err := r.gardener.GetBinding(ctx, d.Binding.Name)
 	if r.gardener.IsNotFound(err) {
 		// Deleted since the snapshot: there is nothing left to give back.
@@ -228,7 +280,7 @@ func (r *releasing) recheckBinding(ctx context.Context, d hap.ReleaseDecision, d
 }
 
 // shootsOn counts, in one fresh list, the shoots that reference each binding.
-func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
+func (r *release) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map[string]int, error) {
 	counts := make(map[string]int, len(ds))
 	for _, d := range ds {
 		counts[d.Binding.Name] = 0
@@ -254,7 +306,7 @@ func (r *releasing) shootsOn(ctx context.Context, ds []hap.ReleaseDecision) (map
 // the binding is read back at once (and the release voided when the binding
 // cannot tell yet), and what came of it is recorded; when even that fails,
 // the intent stays open for the next run to settle.
-func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
+func (r *release) releaseOne(ctx context.Context, d hap.ReleaseDecision) error {
 	b := d.Binding
 	intent, err := r.recordIntent(ctx, d)
 	if err != nil {
@@ -284,38 +336,38 @@ func (r *releasing) releaseOne(ctx context.Context, d hap.ReleaseDecision) error
 	return fmt.Errorf("releasing binding %s: %w", b.Name, err)
 }
 
-func (r *releasing) logReleased(d hap.ReleaseDecision) {
+func (r *release) logReleased(d hap.ReleaseDecision) {
 	r.Log.Info("released binding", zap.String("binding", d.Binding.Name), zap.String("globalAccount", d.Binding.GlobalAccountID),
 		zap.String("mode", r.settings.Mode), zap.String("reason", d.Reason))
 }
 
 // auditReleased records a release that landed; a missing row fails the run.
-func (r *releasing) auditReleased(ctx context.Context, d hap.ReleaseDecision, intentID int64) error {
+func (r *release) auditReleased(ctx context.Context, d hap.ReleaseDecision, intentID int64) error {
 	if err := r.auditSettled(ctx, d, intentID, hap.OutcomeReleased); err != nil {
 		return fmt.Errorf("binding %s was released but the release is not recorded: %w", d.Binding.Name, err)
 	}
 	return nil
 }
 
-func (r *releasing) skipRelease(d hap.ReleaseDecision, why string) {
+func (r *release) skipRelease(d hap.ReleaseDecision, why string) {
 	r.Log.Info("binding no longer qualifies for release", zap.String("binding", d.Binding.Name), zap.String("why", why))
 }
 
 // audit counts the outcome of a decision no intent precedes (a dry run's,
 // or one given up before its intent) and appends it to the release history.
-func (r *releasing) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
+func (r *release) audit(ctx context.Context, d hap.ReleaseDecision, dryRun bool, outcome string) error {
 	return r.record(ctx, d, hap.ReleaseRecord{DryRun: dryRun, Outcome: outcome})
 }
 
 // auditSettled counts the outcome of the release intentID began and
 // appends it, naming the intent, to the release history.
-func (r *releasing) auditSettled(ctx context.Context, d hap.ReleaseDecision, intentID int64, outcome string) error {
+func (r *release) auditSettled(ctx context.Context, d hap.ReleaseDecision, intentID int64, outcome string) error {
 	return r.record(ctx, d, hap.ReleaseRecord{Outcome: outcome, IntentID: intentID})
 }
 
 // record completes row with the decision and writes it; outcomes are
 // counted, intents are not.
-func (r *releasing) record(ctx context.Context, d hap.ReleaseDecision, row hap.ReleaseRecord) error {
+func (r *release) record(ctx context.Context, d hap.ReleaseDecision, row hap.ReleaseRecord) error {
 	row.BindingName, row.GlobalAccountID, row.Pool = d.Binding.Name, d.Binding.GlobalAccountID, d.Binding.Pool
 	row.Mode, row.Reason = r.settings.Mode, d.Reason
 	if row.Outcome != hap.OutcomeIntent {

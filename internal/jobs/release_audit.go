@@ -9,7 +9,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -30,7 +29,7 @@ import (
 // recordIntent writes the intent row of a release about to happen and
 // returns it with its ID. Without it the update must not happen: it could
 // end up recorded nowhere.
-func (r *releasing) recordIntent(ctx context.Context, d hap.ReleaseDecision) (hap.ReleaseRecord, error) {
+func (r *release) recordIntent(ctx context.Context, d hap.ReleaseDecision) (hap.ReleaseRecord, error) {
 	in := hap.ReleaseRecord{
 		BindingName: d.Binding.Name, GlobalAccountID: d.Binding.GlobalAccountID, Pool: d.Binding.Pool,
 		Mode: r.settings.Mode, Reason: d.Reason, Outcome: hap.OutcomeIntent, ResourceVersion: d.Binding.ResourceVersion,
@@ -50,7 +49,7 @@ func releaseID(intentID int64) string { return strconv.FormatInt(intentID, 10) }
 // began and did not record, from what the binding says now. Any failure to
 // settle one stops the run's releases, so no later release of a binding
 // overtakes its open intent.
-func (r *releasing) settleReleaseIntents(ctx context.Context) error {
+func (r *release) settleReleaseIntents(ctx context.Context) error {
 	open, err := r.store.OpenReleaseIntents(ctx)
 	if err != nil {
 		return fmt.Errorf("reading release intents no run settled: %w", err)
@@ -66,7 +65,7 @@ func (r *releasing) settleReleaseIntents(ctx context.Context) error {
 
 // settleIntent reads the binding of an open intent and records what came of
 // the release, returning the outcome, or "" when it cannot be told yet.
-func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string, error) {
+func (r *release) settleIntent(ctx context.Context, in hap.OpenIntent) (string, error) {
 	outcome, why, err := r.tellIntent(ctx, in)
 	if err != nil || outcome == "" {
 		return "", err
@@ -90,7 +89,7 @@ func (r *releasing) settleIntent(ctx context.Context, in hap.OpenIntent) (string
 // it impossible: it voids the release with a write of its own guarded by
 // that same version. If that lands, the update never can (aborted); if it
 // conflicts, the binding moved on, and reading it again tells.
-func (r *releasing) tellIntent(ctx context.Context, in hap.OpenIntent) (outcome, why string, err error) {
+func (r *release) tellIntent(ctx context.Context, in hap.OpenIntent) (outcome, why string, err error) {
 	for range 2 {
 		live, err := r.gardener.GetBinding(ctx, in.BindingName)
 		exists := true
@@ -142,7 +141,7 @@ func legacySettlement(live hap.Binding, exists bool, in hap.ReleaseRecord) (outc
 	switch {
 	case !exists:
 		return hap.OutcomeAborted, "the binding no longer exists"
-	case live.GlobalAccountID != in.GlobalAccountID || in.Mode == config.ReleaseDirty && live.Dirty:
+	case live.GlobalAccountID != in.GlobalAccountID || in.Mode == ReleaseDirty && live.Dirty:
 		return hap.OutcomeReleased, "the run that released it ended before recording it"
 	}
 	return hap.OutcomeAborted, "the run that meant to release it ended before the update landed"

@@ -24,7 +24,9 @@ import (
 func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
 	l := background(1)
 	emptyBinding(l, "left-empty", "ga-gone")
-	s := newScene(t, l, func(c *config.Config) { c.Release.Mode = config.ReleaseDirty })
+	s := newScene(t, l, func(c *config.Config) {
+		jobs.ChangeSettings(&c.Jobs, func(r *jobs.ReleaseSettings) { r.Mode = jobs.ReleaseDirty })
+	})
 	before := s.labels(t, "left-empty")
 
 	s.mustRun(t, releaseOnly) // starts the clock
@@ -46,7 +48,7 @@ func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
 		t.Fatalf("audit rows: %+v", rows)
 	}
 	r := rows[0]
-	if r.Outcome != hap.OutcomeReleased || r.Mode != config.ReleaseDirty || r.DryRun || r.GlobalAccountID != "ga-gone" ||
+	if r.Outcome != hap.OutcomeReleased || r.Mode != jobs.ReleaseDirty || r.DryRun || r.GlobalAccountID != "ga-gone" ||
 		r.Pool.HyperscalerType != "aws" || r.Pool.EUAccess || r.IntentID == 0 ||
 		!strings.Contains(r.Reason, "grace period 1h0m0s") {
 		t.Errorf("audit row %+v", r)
@@ -230,7 +232,9 @@ func TestSharedInternalAndDirtyBindingsAreNeverTouched(t *testing.T) {
 	l.AddBinding(landscape.BindingSpec{Name: "claimed-internal", Pool: aws, GlobalAccountID: "ga-x", Internal: true})
 	l.AddBinding(landscape.BindingSpec{Name: "claimed-dirty", Pool: aws, GlobalAccountID: "ga-x", Dirty: true})
 	emptyBinding(l, "plain-empty", "ga-x")
-	s := newScene(t, l, func(c *config.Config) { c.Release.MaxPerRun = 1000 })
+	s := newScene(t, l, func(c *config.Config) {
+		jobs.ChangeSettings(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 1000 })
+	})
 	before := s.versions(t)
 	s.startClocks(t)
 	s.mustRun(t, releaseOnly)
@@ -259,7 +263,9 @@ func TestMaxPerRunCapsEveryRun(t *testing.T) {
 	for i := range 5 {
 		emptyBinding(l, fmt.Sprintf("left-empty-%d", i), fmt.Sprintf("ga-gone-%d", i))
 	}
-	s := newScene(t, l, func(c *config.Config) { c.Release.MaxPerRun = 2 })
+	s := newScene(t, l, func(c *config.Config) {
+		jobs.ChangeSettings(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 2 })
+	})
 	want := eligible(l)
 	before := s.versions(t)
 	s.startClocks(t)
@@ -280,7 +286,9 @@ func TestDryRunChangesNoBindingAndRecordsWhatItWouldRelease(t *testing.T) {
 	l := background(8)
 	emptyBinding(l, "would-go", "ga-gone")
 	emptyBinding(l, "would-go-too", "ga-gone-too")
-	s := newScene(t, l, func(c *config.Config) { c.Release.MaxPerRun = 1000 })
+	s := newScene(t, l, func(c *config.Config) {
+		jobs.ChangeSettings(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 1000 })
+	})
 	all := []string{jobs.JobCandidates, jobs.JobRelease}
 	s.mustRun(t, jobs.Options{Jobs: all})
 	s.clock.Advance(61 * time.Minute)

@@ -1,6 +1,8 @@
 // Package jobs runs the jobs of hap-reconciler. Each job is one file, named
-// after it, that registers the job (registry.go) and reads gather -> decide
-// -> act from top to bottom; this file holds the runner and its locking.
+// after it, that declares the job (Define: its name, default schedule,
+// settings with their defaults and checks, and how a run is built), is
+// listed once in Registry (registry.go) and reads gather -> decide -> act
+// from top to bottom; this file holds the runner and its locking.
 package jobs
 
 import (
@@ -46,13 +48,14 @@ type Runner struct {
 	lock RunLock
 }
 
-// NewRunner configures every job of the registry, and the gathering, from
-// the resolved settings, and returns the runner that runs them through p
-// under locker's lock (none when nil).
-func NewRunner(s Settings, p Ports, locker Locker) *Runner {
-	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), gather: configureGather(s)}
+// NewRunner configures every job of the registry with its own settings,
+// and the gathering with KEB's policy and rules, from the resolved setup,
+// and returns the runner that runs them through p under locker's lock
+// (none when nil).
+func NewRunner(s Setup, p Ports, locker Locker) *Runner {
+	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), gather: configureGather(s.KEB)}
 	for _, j := range Registry {
-		r.builds[j.Name] = j.Configure(s)
+		r.builds[j.Name] = j.build(s.settingsOf(j))
 	}
 	return r
 }

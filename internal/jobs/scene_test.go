@@ -110,7 +110,7 @@ func newScene(t *testing.T, l *landscape.Landscape, tune func(*config.Config)) *
 	if tune != nil {
 		tune(&s.Config)
 	}
-	if err := s.Config.Validate(); err != nil {
+	if err := s.Config.Resolve(); err != nil {
 		t.Fatal(err)
 	}
 	s.env = s.open(t, bed.Kube.Config(), s.World.DatabaseURL, true)
@@ -141,7 +141,7 @@ func (s *scene) mustRun(t *testing.T, opts jobs.Options) {
 func (s *scene) startClocks(t *testing.T) {
 	t.Helper()
 	s.mustRun(t, releaseOnly)
-	s.clock.Advance(s.Config.Release.GracePeriod.Duration + time.Minute)
+	s.clock.Advance(jobs.SettingsOf[jobs.ReleaseSettings](s.Config.Jobs).GracePeriod.Duration + time.Minute)
 }
 
 func (s *scene) binding(t *testing.T, name string) *unstructured.Unstructured {

@@ -7,21 +7,41 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // JobShadow names the shadow job.
 const JobShadow = "shadow"
 
-var shadowJob = Job{
-	Name:            JobShadow,
-	DefaultSchedule: "*/10 * * * *",
-	Configure: func(s Settings) Build {
+var shadowJob = Define(JobShadow, "*/10 * * * *", "shadow", defaultShadowSettings, ShadowSettings.check,
+	func(s ShadowSettings) Build {
 		return func(p Ports, pass Pass) Task {
-			return &shadow{Pass: pass, settings: s.Shadow, store: p.Store, metrics: p.Metrics}
+			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
-	},
+	})
+
+// ShadowSettings are the shadow job's settings, the section shadow of the
+// configuration file: KEB's own picks compared with the candidate table's.
+type ShadowSettings struct {
+	// Window is how far back picks are compared, kept and reported.
+	Window setting.Duration `json:"window"`
+	// MaxAge is the MaxAge KEB passes to provisioning.NextBinding: a pick
+	// made while the table was older counts as staleness, not as a
+	// difference, since NextBinding would have refused and KEB chosen.
+	MaxAge setting.Duration `json:"maxAge"`
+}
+
+func defaultShadowSettings() ShadowSettings {
+	return ShadowSettings{Window: setting.Duration{Duration: 7 * 24 * time.Hour}, MaxAge: setting.Duration{Duration: provisioning.DefaultMaxAge}}
+}
+
+func (s ShadowSettings) check() error {
+	if err := setting.Positive("shadow.window", s.Window); err != nil {
+		return err
+	}
+	return setting.Positive("shadow.maxAge", s.MaxAge)
 }
 
 // shadowStore is what the shadow job needs of the database: KEB's picks,
@@ -53,7 +73,7 @@ type shadowMetrics interface {
 // live, gathered while it still chooses live.
 type shadow struct {
 	Pass
-	settings config.Shadow
+	settings ShadowSettings
 	store    shadowStore
 	metrics  shadowMetrics
 }

@@ -52,12 +52,11 @@ func TestSeriesPerFamily(t *testing.T) {
 	if err := config.Parse([]byte(runConfig), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	settings, err := jobs.Resolve(cfg)
-	if err != nil {
+	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
 	m := metrics.New()
-	runner := jobs.NewRunner(settings, jobs.Ports{Gardener: g, Store: store, Metrics: m, Log: zap.NewNop(), Now: time.Now}, nil)
+	runner := jobs.NewRunner(cfg.Jobs, jobs.Ports{Gardener: g, Store: store, Metrics: m, Log: zap.NewNop(), Now: time.Now}, nil)
 	if err := runner.Run(context.Background(), jobs.Options{Jobs: []string{jobs.JobDrift, jobs.JobMetrics}}); err != nil {
 		t.Fatal(err)
 	}

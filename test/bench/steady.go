@@ -49,6 +49,9 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 		return Steady{}, fmt.Errorf("steady: config: %w", err)
 	}
 	cfg.Namespace = namespace
+	if err := cfg.Resolve(); err != nil {
+		return Steady{}, fmt.Errorf("steady: config: %w", err)
+	}
 	log := &testbed.SyncBuffer{}
 	watchCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -59,7 +62,7 @@ func measureSteady(ctx context.Context, restConfig *rest.Config, namespace, data
 	// small part of it.
 	before := liveHeap()
 	start := time.Now()
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: cfg, RESTConfig: restConfig, DatabaseURL: databaseURL,
 		Getenv: func(string) string { return "" }, Log: jsonLogger(log),
 		Watch: &app.Watch{Context: watchCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}},

@@ -188,7 +188,7 @@ func (s *stream) runBinary(ctx context.Context) error {
 // with the stream as in production. stop ends it and counts its runs.
 func (s *stream) serve(t *testing.T, ctx context.Context) (stop func()) {
 	t.Helper()
-	sv, err := app.OpenServer(ctx, app.Settings{
+	sv, err := app.OpenServer(ctx, app.Inputs{
 		Config: s.sc.Config, RESTConfig: s.sc.Bed.Kube.Config(), DatabaseURL: s.sc.World.DatabaseURL,
 		Getenv: func(string) string { return "" }, Log: zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel)), Now: time.Now,
 	}, jobs.NoDryRun)

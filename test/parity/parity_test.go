@@ -76,10 +76,10 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		t.Fatalf("KEB's hap block refused: %v\n%s", err, w.yaml)
 	}
 	cfg.Namespace = loaded.Namespace
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: cfg, RESTConfig: bed.Kube.Config(), DatabaseURL: loaded.DatabaseURL,
 		Getenv: func(string) string { return "" },
 		Log:    zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel)),

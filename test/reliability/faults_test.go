@@ -335,7 +335,7 @@ func TestServersThatNeverAnswerFailTheRunInsteadOfHangingIt(t *testing.T) {
 		defer hang.Close()
 		s := newScene(t, faultLandscape(35), releaseEverythingEmpty+"\n")
 		s.Config.Gardener.RequestTimeout.Duration = 200 * time.Millisecond
-		env, err := app.Open(context.Background(), app.Settings{
+		env, err := app.Open(context.Background(), app.Inputs{
 			Config: s.Config, RESTConfig: &rest.Config{Host: hang.URL}, DatabaseURL: s.World.DatabaseURL,
 			Getenv: func(string) string { return "" }, Log: quietLog,
 		}, app.Needs{Gardener: true, Database: true, Migrate: true})
@@ -375,7 +375,7 @@ func TestServersThatNeverAnswerFailTheRunInsteadOfHangingIt(t *testing.T) {
 		}()
 		s := newScene(t, faultLandscape(36), releaseEverythingEmpty)
 		s.Config.Database.ConnectTimeout.Duration = 300 * time.Millisecond
-		_, err = app.Open(context.Background(), app.Settings{
+		_, err = app.Open(context.Background(), app.Inputs{
 			Config: s.Config, RESTConfig: bed.Kube.Config(),
 			DatabaseURL: "postgres://job:secret@" + silent.Addr().String() + "/keb?sslmode=disable",
 			Getenv:      func(string) string { return "" }, Log: quietLog,

@@ -31,8 +31,9 @@ type Scene struct {
 	World     *testbed.World
 	Landscape *landscape.Landscape
 	// Config is the configuration file parsed over the defaults, with the
-	// world's namespace. A test may tune it before Open; the file keeps
-	// what Load wrote.
+	// world's namespace, resolved. A test may tune it before Open, and
+	// then resolves it again (config.Config.Resolve); the file keeps what
+	// Load wrote.
 	Config config.Config
 	// ConfigPath is the file the CLI reads (--config).
 	ConfigPath string
@@ -58,7 +59,7 @@ func Load(t *testing.T, ctx context.Context, bed *testbed.Bed, name string, l *l
 		t.Fatal(err)
 	}
 	cfg.Namespace = w.Namespace
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "config.yaml")
@@ -103,7 +104,7 @@ func (s *Scene) Open(t *testing.T, ctx context.Context, w Wiring) *app.Env {
 	if w.Log == nil {
 		w.Log = zaptest.NewLogger(t)
 	}
-	env, err := app.Open(ctx, app.Settings{
+	env, err := app.Open(ctx, app.Inputs{
 		Config: s.Config, RESTConfig: w.RESTConfig, DatabaseURL: w.DatabaseURL,
 		Getenv: func(string) string { return "" }, Log: w.Log, Now: w.Now,
 	}, app.Needs{Gardener: true, Database: true, Migrate: !w.NoMigrate})

@@ -10,19 +10,16 @@ import (
 // JobMetrics names the metrics job.
 const JobMetrics = "metrics"
 
-var metricsJob = Job{
-	Name:            JobMetrics,
-	DefaultSchedule: "*/5 * * * *",
-	Configure: func(Settings) Build {
+var metricsJob = Define(JobMetrics, "*/5 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
+	func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
-			return &fleetMetrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
+			return &metrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
-	},
-}
+	})
 
-// fleetStore is what the metrics job needs of the database: the pool
+// metricsStore is what the metrics job needs of the database: the pool
 // history.
-type fleetStore interface {
+type metricsStore interface {
 	// RecordPoolSamples appends the free and claimed bindings of every
 	// dedicated pool and prunes what is older than retention.
 	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
@@ -30,23 +27,23 @@ type fleetStore interface {
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
 }
 
-// fleetMetricsPort is what the metrics job reports: the run's figures,
+// metricsPort is what the metrics job reports: the run's figures,
 // replaced whole.
-type fleetMetricsPort interface {
+type metricsPort interface {
 	SetFleet(hap.Fleet)
 }
 
-// fleetMetrics sets the keb_ gauges and the job's own fleet series from the
+// metrics sets the keb_ gauges and the job's own fleet series from the
 // snapshot, and records every dedicated pool's free and claimed bindings in
 // the pool history, from which it estimates when each pool runs out.
-type fleetMetrics struct {
+type metrics struct {
 	Pass
-	store   fleetStore
-	metrics fleetMetricsPort
+	store   metricsStore
+	metrics metricsPort
 	now     func() time.Time
 }
 
-func (m *fleetMetrics) Run(ctx context.Context, f *Facts) error {
+func (m *metrics) Run(ctx context.Context, f *Facts) error {
 	// Gather: the shared snapshot and the rules; the recent pool history
 	// after this run's sample is recorded.
 	now := m.now()
