@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -61,7 +62,7 @@ func testMarkReleased(t *testing.T, server apiServer) {
 func TestMarkReleasedRefusesAnUnguardedWrite(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws"}))
+	createObject(t, ns, gardenertest.Binding("aws-0001", map[string]any{"hyperscalerType": "aws"}))
 	c := newClient(t, ns, 0)
 	if err := c.MarkReleased(context.Background(), "aws-0001", "", "1"); err == nil {
 		t.Fatal("a release without resourceVersion succeeded")

@@ -9,31 +9,20 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
-
-func shootFixture(name string, labels map[string]any, spec map[string]any) map[string]any {
-	spec["region"] = "eu-central-1"
-	spec["provider"] = map[string]any{"type": "aws", "workers": []any{map[string]any{"name": "cpu-worker-0", "minimum": 3}}}
-	return map[string]any{
-		"apiVersion": "core.gardener.cloud/v1beta1",
-		"kind":       "Shoot",
-		"metadata":   map[string]any{"name": name, "labels": labels},
-		"spec":       spec,
-		"status":     map[string]any{"technicalID": "shoot--kyma--" + name},
-	}
-}
 
 func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
 	runtimeLabel := map[string]any{hap.LabelRuntimeID: "rt-1", "shoot.gardener.cloud/status": "healthy"}
-	createObject(t, ns, shootFixture("c-current", runtimeLabel, map[string]any{"credentialsBindingName": "aws-0001"}))
-	createObject(t, ns, shootFixture("c-legacy", nil, map[string]any{"secretBindingName": "aws-0002"}))
-	createObject(t, ns, shootFixture("c-both", nil, map[string]any{"credentialsBindingName": "aws-0003", "secretBindingName": "aws-old"}))
-	createObject(t, ns, shootFixture("c-none", nil, map[string]any{}))
-	deleting := shootFixture("c-deleting", nil, map[string]any{"credentialsBindingName": "aws-0001"})
+	createObject(t, ns, gardenertest.Shoot("c-current", runtimeLabel, map[string]any{"credentialsBindingName": "aws-0001"}))
+	createObject(t, ns, gardenertest.Shoot("c-legacy", nil, map[string]any{"secretBindingName": "aws-0002"}))
+	createObject(t, ns, gardenertest.Shoot("c-both", nil, map[string]any{"credentialsBindingName": "aws-0003", "secretBindingName": "aws-old"}))
+	createObject(t, ns, gardenertest.Shoot("c-none", nil, map[string]any{}))
+	deleting := gardenertest.Shoot("c-deleting", nil, map[string]any{"credentialsBindingName": "aws-0001"})
 	deleting["metadata"].(map[string]any)["finalizers"] = []any{"gardener"}
 	createObject(t, ns, deleting)
 	if err := dynamicClient(t).Resource(testbed.ShootsResource).Namespace(ns).Delete(context.Background(), "c-deleting", metav1.DeleteOptions{}); err != nil {
@@ -63,9 +52,9 @@ func TestListShootsDecodesBindingNameDeletionAndRuntimeID(t *testing.T) {
 func TestListBindingsReadsLabelsAsKEBsSelectorsAndSaysWhyOneIsInNoPool(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-good", map[string]any{"hyperscalerType": "aws", "euAccess": "true", "tenantName": "ga-1", "internal": "true"}))
-	createObject(t, ns, bindingFixture("aws-no-type", map[string]any{"tenantName": "ga-1"}))
-	createObject(t, ns, bindingFixture("aws-bad-flag", map[string]any{"hyperscalerType": "aws", "dirty": "yes"}))
+	createObject(t, ns, gardenertest.Binding("aws-good", map[string]any{"hyperscalerType": "aws", "euAccess": "true", "tenantName": "ga-1", "internal": "true"}))
+	createObject(t, ns, gardenertest.Binding("aws-no-type", map[string]any{"tenantName": "ga-1"}))
+	createObject(t, ns, gardenertest.Binding("aws-bad-flag", map[string]any{"hyperscalerType": "aws", "dirty": "yes"}))
 
 	var got []hap.Binding
 	var skipped []hap.Skipped

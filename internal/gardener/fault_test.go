@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
@@ -195,7 +196,7 @@ func TestListGivesUpAfterTheLastRetry(t *testing.T) {
 func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
 	testbed.Require(t)
 	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("b-1", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
+	createObject(t, ns, gardenertest.Binding("b-1", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
 	proxy, cfg := newFaultProxy(t, func(kind string, n int) int {
 		if kind == "get" && n == 1 {
 			return http.StatusTooManyRequests

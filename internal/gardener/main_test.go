@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -141,7 +142,7 @@ func (s apiServer) createBinding(t *testing.T, namespace, name string, labels ma
 	if _, err := core.CoreV1().Secrets(namespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create secret %s: %v", name, err)
 	}
-	binding := bindingFixture(name, labels)
+	binding := gardenertest.Binding(name, labels)
 	binding["credentialsRef"].(map[string]any)["namespace"] = namespace
 	s.create(t, namespace, binding)
 }
@@ -201,14 +202,4 @@ func dynamicClient(t *testing.T) dynamic.Interface {
 		t.Fatal(err)
 	}
 	return d
-}
-
-func bindingFixture(name string, labels map[string]any) map[string]any {
-	return map[string]any{
-		"apiVersion":     "security.gardener.cloud/v1alpha1",
-		"kind":           "CredentialsBinding",
-		"metadata":       map[string]any{"name": name, "labels": labels},
-		"provider":       map[string]any{"type": "aws"},
-		"credentialsRef": map[string]any{"apiVersion": "v1", "kind": "Secret", "name": name},
-	}
 }

@@ -2,7 +2,6 @@ package gardener
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net/http"
@@ -11,9 +10,9 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
@@ -21,29 +20,6 @@ import (
 // The watch's event decoder over a protobuf stream as gardener-apiserver
 // sends it; how the stream's frames and objects are read, unknown fields
 // and all, is internal/gardener/wire's (events_test.go there).
-
-// protobufEnvelope wraps an object's message as the API server does.
-func protobufEnvelope(t testing.TB, kind string, msg []byte) []byte {
-	t.Helper()
-	unknown := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "core.gardener.cloud/v1beta1", Kind: kind}, Raw: msg}
-	envelope, err := unknown.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]byte("k8s\x00"), envelope...)
-}
-
-// protobufWatchFrame is one event of a protobuf watch stream: its length in
-// four big-endian bytes, then the WatchEvent.
-func protobufWatchFrame(t testing.TB, eventType string, object []byte) []byte {
-	t.Helper()
-	event := metav1.WatchEvent{Type: eventType, Object: runtime.RawExtension{Raw: object}}
-	msg, err := event.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)
-}
 
 func TestTheWatchDecodesEventsBookmarksAndTheExpiredErrorOfAProtobufStream(t *testing.T) {
 	bindingName, region := "aws-0001", "eu-west-1"
@@ -67,9 +43,9 @@ func TestTheWatchDecodesEventsBookmarksAndTheExpiredErrorOfAProtobufStream(t *te
 		t.Fatal(err)
 	}
 	var stream []byte
-	stream = append(stream, protobufWatchFrame(t, "ADDED", protobufEnvelope(t, "Shoot", msg))...)
-	stream = append(stream, protobufWatchFrame(t, "BOOKMARK", protobufEnvelope(t, "Shoot", bookmarkMsg))...)
-	stream = append(stream, protobufWatchFrame(t, "ERROR", protobufEnvelope(t, "Status", statusMsg))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ADDED", gardenertest.ProtobufEnvelope(t, "Shoot", msg))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "BOOKMARK", gardenertest.ProtobufEnvelope(t, "Shoot", bookmarkMsg))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ERROR", gardenertest.ProtobufEnvelope(t, "Status", statusMsg))...)
 
 	var ended []error
 	d := &eventDecoder{body: io.NopCloser(bytes.NewReader(stream)), format: wire.Protobuf,

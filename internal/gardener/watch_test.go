@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -97,12 +98,12 @@ func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testin
 	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	createObject(t, ns, bindingFixture("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
-	createObject(t, ns, bindingFixture("aws-0002", map[string]any{"hyperscalerType": "aws"}))
-	createObject(t, ns, bindingFixture("aws-bad", map[string]any{"hyperscalerType": "aws", "dirty": "maybe"}))
-	createObject(t, ns, shootFixture("c-one", map[string]any{hap.LabelRuntimeID: "rt-1"}, map[string]any{"credentialsBindingName": "aws-0001"}))
-	createObject(t, ns, shootFixture("c-two", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
-	createObject(t, ns, shootFixture("c-three", nil, map[string]any{"secretBindingName": "aws-0002"}))
+	createObject(t, ns, gardenertest.Binding("aws-0001", map[string]any{"hyperscalerType": "aws", "tenantName": "ga-1"}))
+	createObject(t, ns, gardenertest.Binding("aws-0002", map[string]any{"hyperscalerType": "aws"}))
+	createObject(t, ns, gardenertest.Binding("aws-bad", map[string]any{"hyperscalerType": "aws", "dirty": "maybe"}))
+	createObject(t, ns, gardenertest.Shoot("c-one", map[string]any{hap.LabelRuntimeID: "rt-1"}, map[string]any{"credentialsBindingName": "aws-0001"}))
+	createObject(t, ns, gardenertest.Shoot("c-two", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
+	createObject(t, ns, gardenertest.Shoot("c-three", nil, map[string]any{"secretBindingName": "aws-0002"}))
 	// Pages of two: the first fill is a paged list like any other.
 	c := newClient(t, ns, 2)
 	w, _ := startWatcher(t, c)
@@ -110,7 +111,7 @@ func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testin
 		t.Fatalf("after the first fill: %s", saw)
 	}
 
-	createObject(t, ns, shootFixture("c-new", nil, map[string]any{"credentialsBindingName": "aws-0002"}))
+	createObject(t, ns, gardenertest.Shoot("c-new", nil, map[string]any{"credentialsBindingName": "aws-0002"}))
 	if err := dynamicClient(t).Resource(testbed.ShootsResource).Namespace(ns).Delete(ctx, "c-two", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
 	testbed.Require(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	createObject(t, ns, shootFixture("c-one", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
+	createObject(t, ns, gardenertest.Shoot("c-one", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
 	c := newClient(t, ns, 0)
 
 	notStarted, err := NewWatcher(c, WithSyncWait(50*time.Millisecond))

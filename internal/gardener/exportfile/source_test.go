@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -23,15 +24,15 @@ func exportFixtures() []map[string]any {
 		obj["metadata"].(map[string]any)["namespace"] = "garden-kyma"
 		return obj
 	}
-	deleting := shootFixture("c-deleting", nil, map[string]any{"credentialsBindingName": "aws-0001"})
+	deleting := gardenertest.Shoot("c-deleting", nil, map[string]any{"credentialsBindingName": "aws-0001"})
 	deleting["metadata"].(map[string]any)["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-	claimed := bindingFixture("aws-0001", map[string]any{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-1"})
+	claimed := gardenertest.Binding("aws-0001", map[string]any{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-1"})
 	claimed["metadata"].(map[string]any)["resourceVersion"] = "4711"
 	return []map[string]any{
 		withNamespace(claimed),
-		withNamespace(bindingFixture("aws-0002", map[string]any{hap.LabelHyperscalerType: "aws", hap.LabelDirty: "yes"})),
-		withNamespace(shootFixture("c-current", map[string]any{hap.LabelRuntimeID: "rt-1"}, map[string]any{"credentialsBindingName": "aws-0001"})),
-		withNamespace(shootFixture("c-legacy", nil, map[string]any{"secretBindingName": "aws-0003"})),
+		withNamespace(gardenertest.Binding("aws-0002", map[string]any{hap.LabelHyperscalerType: "aws", hap.LabelDirty: "yes"})),
+		withNamespace(gardenertest.Shoot("c-current", map[string]any{hap.LabelRuntimeID: "rt-1"}, map[string]any{"credentialsBindingName": "aws-0001"})),
+		withNamespace(gardenertest.Shoot("c-legacy", nil, map[string]any{"secretBindingName": "aws-0003"})),
 		withNamespace(deleting),
 	}
 }

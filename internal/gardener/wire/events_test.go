@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -38,9 +39,9 @@ func TestProtobufWatchStreamReadsEventsBookmarksAndTheExpiredError(t *testing.T)
 		t.Fatal(err)
 	}
 	var stream []byte
-	stream = append(stream, protobufWatchFrame(t, "ADDED", protobufEnvelope(t, rng, "Shoot", withUnknownFields(rng, msg)))...)
-	stream = append(stream, protobufWatchFrame(t, "BOOKMARK", protobufEnvelope(t, rng, "Shoot", bookmarkMsg))...)
-	stream = append(stream, protobufWatchFrame(t, "ERROR", protobufEnvelope(t, rng, "Status", statusMsg))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ADDED", protobufEnvelope(t, rng, "Shoot", withUnknownFields(rng, msg)))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "BOOKMARK", protobufEnvelope(t, rng, "Shoot", bookmarkMsg))...)
+	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ERROR", protobufEnvelope(t, rng, "Status", statusMsg))...)
 
 	events := NewEventReader(Protobuf, bytes.NewReader(stream))
 	eventType, raw, err := events.Next()
@@ -80,7 +81,7 @@ func TestProtobufWatchStreamCutInAnEventIsAnUnexpectedEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	frame := protobufWatchFrame(t, "MODIFIED", protobufEnvelope(t, rng, "Shoot", msg))
+	frame := gardenertest.ProtobufWatchFrame(t, "MODIFIED", protobufEnvelope(t, rng, "Shoot", msg))
 	for _, n := range []int{2, 4, len(frame) / 2, len(frame) - 1} {
 		_, _, err := NewEventReader(Protobuf, bytes.NewReader(frame[:n])).Next()
 		if !errors.Is(err, io.ErrUnexpectedEOF) {

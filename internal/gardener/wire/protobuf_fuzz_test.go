@@ -2,28 +2,15 @@ package wire
 
 import (
 	"bytes"
-	"encoding/binary"
 	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-)
 
-// protobufWatchFrame is one event of a protobuf watch stream: its length in
-// four big-endian bytes, then the WatchEvent.
-func protobufWatchFrame(t testing.TB, eventType string, object []byte) []byte {
-	t.Helper()
-	event := metav1.WatchEvent{Type: eventType, Object: runtime.RawExtension{Raw: object}}
-	msg, err := event.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)
-}
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
+)
 
 // FuzzDecodeProtobuf feeds arbitrary bytes to every protobuf reader: none
 // may panic, and where the generated decoders read a list too, the items
@@ -40,7 +27,7 @@ func FuzzDecodeProtobuf(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(protobufWatchFrame(f, "ADDED", protobufEnvelope(f, rng, "Shoot", msg)))
+		f.Add(gardenertest.ProtobufWatchFrame(f, "ADDED", protobufEnvelope(f, rng, "Shoot", msg)))
 	}
 	f.Add([]byte("k8s\x00"))
 	f.Add([]byte{})

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -195,15 +195,11 @@ func protobufListBody[O protoMarshaler](t testing.TB, rng *rand.Rand, kind strin
 	return protobufEnvelope(t, rng, kind, list)
 }
 
-// protobufEnvelope wraps an object's message as the API server does.
+// protobufEnvelope wraps an object's message as the API server does, with
+// unknown fields after the envelope.
 func protobufEnvelope(t testing.TB, rng *rand.Rand, kind string, msg []byte) []byte {
 	t.Helper()
-	unknown := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "core.gardener.cloud/v1beta1", Kind: kind}, Raw: msg}
-	envelope, err := unknown.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(append(append([]byte(nil), protobufMagic...), envelope...), unknownFields(rng)...)
+	return append(gardenertest.ProtobufEnvelope(t, kind, msg), unknownFields(rng)...)
 }
 
 func randomListMeta(rng *rand.Rand) metav1.ListMeta {
