@@ -47,14 +47,8 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	root := &cobra.Command{
 		Use:   "hap-reconciler",
 		Short: "Keeps KEB's Hyperscaler Account Pool honest and cheap",
-		Long: `hap-reconciler runs beside KEB (Kyma Environment Broker). It compares KEB's
-database with the shoots Gardener really has (drift), precomputes the ranked
-candidate table provisioning reads in one query (candidates), puts each of
-KEB's own picks beside what that table would have answered (shadow), gives
-bindings that hold nothing back to the pool (release), and exposes the pool's
-metrics (metrics).
-
-Jobs, in run order: ` + strings.Join(jobs.AllJobs, ", ") + ".",
+		Long: "hap-reconciler runs beside KEB (Kyma Environment Broker) and keeps its\n" +
+			"Hyperscaler Account Pool honest and cheap.\n\n" + jobsHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionString(),
@@ -158,4 +152,14 @@ func (g *globals) logger() (*zap.Logger, error) {
 		return nil, usageError{fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)}
 	}
 	return newLogger(g.logs, level), nil
+}
+
+// jobsHelp lists the registry's jobs in run order, each with what it does.
+func jobsHelp() string {
+	var b strings.Builder
+	b.WriteString("Jobs, in run order: " + strings.Join(jobs.AllJobs, ", ") + ".\n")
+	for _, j := range jobs.Registry {
+		fmt.Fprintf(&b, "  %-11s %s\n", j.Name, j.Does)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -14,7 +14,9 @@ import (
 // JobCandidates names the candidates job.
 const JobCandidates = "candidates"
 
-var candidatesJob = Define(JobCandidates, "*/5 * * * *", "candidates", defaultCandidatesSettings, CandidatesSettings.check,
+var candidatesJob = Define(JobCandidates,
+	"precomputes the ranked candidate table provisioning reads in one query",
+	"*/5 * * * *", "candidates", defaultCandidatesSettings, CandidatesSettings.check,
 	func(s CandidatesSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &candidates{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}

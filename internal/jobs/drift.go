@@ -12,7 +12,9 @@ import (
 // JobDrift names the drift job.
 const JobDrift = "drift"
 
-var driftJob = Define(JobDrift, "*/10 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
+var driftJob = Define(JobDrift,
+	"compares KEB's database with the shoots Gardener really has, per binding",
+	"*/10 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
 	func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &drift{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}

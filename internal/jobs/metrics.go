@@ -10,7 +10,9 @@ import (
 // JobMetrics names the metrics job.
 const JobMetrics = "metrics"
 
-var metricsJob = Define(JobMetrics, "*/5 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
+var metricsJob = Define(JobMetrics,
+	"exposes the pool's metrics",
+	"*/5 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
 	func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &metrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}

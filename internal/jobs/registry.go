@@ -19,6 +19,8 @@ type Job struct {
 	// Name selects the job in --jobs, keys schedules.<name> and labels the
 	// job's logs and metrics.
 	Name string
+	// Does says in a line what the job does, for the help.
+	Does string
 	// DefaultSchedule is the cron schedule serve runs the job on when
 	// schedules.<name> is not set.
 	DefaultSchedule string
@@ -41,14 +43,15 @@ type Task interface {
 	Run(ctx context.Context, f *Facts) error
 }
 
-// Define declares a job whose settings are an S: the section of the
-// configuration file they are read from ("" for none), their defaults,
+// Define declares a job whose settings are an S: what it does, in a line
+// of the help, its default schedule, the section of the configuration file
+// its settings are read from ("" for none), their defaults,
 // their check (nil for none) and how a run is built with them. The
 // section is decoded strictly into an S over the defaults: an unknown key
 // or a value of the wrong type is refused naming its whole path.
-func Define[S any](name, schedule, section string, defaults func() S, check func(S) error, build func(S) Build) Job {
+func Define[S any](name, does, schedule, section string, defaults func() S, check func(S) error, build func(S) Build) Job {
 	return Job{
-		Name: name, DefaultSchedule: schedule, Section: section,
+		Name: name, Does: does, DefaultSchedule: schedule, Section: section,
 		own: ownSettings{
 			defaults: func() any { return defaults() },
 			decode: func(key string, node any, over any) (any, error) {

@@ -15,7 +15,9 @@ import (
 // JobRelease names the release job.
 const JobRelease = "release"
 
-var releaseJob = Define(JobRelease, "15 * * * *", "release", defaultReleaseSettings, ReleaseSettings.check,
+var releaseJob = Define(JobRelease,
+	"gives bindings that hold nothing back to the pool",
+	"15 * * * *", "release", defaultReleaseSettings, ReleaseSettings.check,
 	func(s ReleaseSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &release{Pass: pass, settings: s, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}

@@ -15,7 +15,9 @@ import (
 // JobShadow names the shadow job.
 const JobShadow = "shadow"
 
-var shadowJob = Define(JobShadow, "*/10 * * * *", "shadow", defaultShadowSettings, ShadowSettings.check,
+var shadowJob = Define(JobShadow,
+	"puts each of KEB's own picks beside what that table would have answered",
+	"*/10 * * * *", "shadow", defaultShadowSettings, ShadowSettings.check,
 	func(s ShadowSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
