@@ -88,6 +88,11 @@ type Env struct {
 // Open connects what needs asks for and returns the job wired with the
 // configuration as it was resolved when loaded (s.Config).
 func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
+	if !s.Config.Resolved() {
+		// KEB's policy and rules would be those of the configuration
+		// before it was parsed.
+		return nil, errors.New("the configuration was parsed but not resolved: call its Resolve before opening the job")
+	}
 	if s.Now == nil {
 		s.Now = time.Now
 	}

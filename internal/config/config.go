@@ -40,7 +40,16 @@ type Config struct {
 	// Providers holds KEB's default trial provider, from KEB's variable
 	// (TrialProviderEnv) when set, else KEB's default.
 	Providers rules.Providers `json:"-"`
+
+	// resolved says that Jobs.KEB and the checks follow the settings as
+	// they are: set by Default and Resolve, cleared by Parse.
+	resolved bool
 }
+
+// Resolved reports whether the configuration was resolved since it was
+// last parsed (Default is resolved). Changing HAP or a job's settings by
+// hand after that needs Resolve again, which nothing can detect.
+func (c Config) Resolved() bool { return c.resolved }
 
 // Warning is a setting the job accepts without applying it as written: a key
 // KEB does not have, a limit KEB as deployed does not read, an allowlist
@@ -117,6 +126,7 @@ func Default() Config {
 		Providers: rules.DefaultProviders(),
 	}
 	cfg.Jobs.KEB = jobs.KEB{Policy: policyOf(cfg.HAP)}
+	cfg.resolved = true
 	return cfg
 }
 

@@ -93,6 +93,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 // which reads each into the job's own settings as strictly. Parse checks
 // no value: Resolve does, once the environment is applied too.
 func Parse(doc []byte, cfg *Config) error {
+	cfg.resolved = false
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
 		return &Error{Key: "(file)", Reason: fmt.Sprintf("not valid YAML: %v", err)}

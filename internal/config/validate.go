@@ -28,6 +28,7 @@ func (c *Config) Resolve() error {
 		return err
 	}
 	c.Jobs.KEB = jobs.KEB{Policy: policyOf(c.HAP), Rules: rs}
+	c.resolved = true
 	return nil
 }
 
