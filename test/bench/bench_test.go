@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,10 +21,9 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	binary := filepath.Join(t.TempDir(), "hap-reconciler")
-	build := exec.CommandContext(ctx, "go", "build", "-o", binary, "github.com/kyma-project/hap-reconciler/cmd/hap-reconciler")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build hap-reconciler: %v\n%s", err, out)
+	binary, err := testbed.BuildBinary(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	bed, err := testbed.StartBed(ctx, BedOptions(nil)...)
 	if err != nil {
