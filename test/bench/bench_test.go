@@ -37,7 +37,7 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 
 	var progress bytes.Buffer
 	r, err := Measure(ctx, bed, Options{
-		Sizes: []Size{{Name: "tiny", Shoots: 20}}, Picks: 20, Repeats: 1, SteadyCycles: 1, Seed: 5,
+		Sizes: []Size{{Name: "tiny", Shoots: 20}}, Picks: 20, Repeats: 1, SteadyCycles: 1, Seed: 5, TableRewriteEvery: 30,
 		Binary: binary, WorkDir: t.TempDir(), Progress: &progress,
 		Rewrites: RewriteLoad{Bindings: 300, Pickers: 2, Every: 0.5, ChangedShare: 0.2, Duration: 3},
 	})
@@ -86,6 +86,11 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	}
 	if s.Landscape.Shoots < 20 || s.Picks.LivePath.Picks != 20 || s.Picks.OneQuery.Picks != 20 {
 		t.Errorf("landscape %+v, picks %+v: not what was asked for", s.Landscape, s.Picks)
+	}
+	// 50 warm-up and 20 measured one-query picks, the table rewritten
+	// before the 31st and the 61st.
+	if s.Picks.TableRewriteEvery != 30 || s.Picks.TableRewrites != 2 {
+		t.Errorf("the candidate table was rewritten %d times, every %d picks; want 2, every 30", s.Picks.TableRewrites, s.Picks.TableRewriteEvery)
 	}
 	if kb := s.Landscape.ServedKBPerShoot; kb < 14 || kb > 21 {
 		t.Errorf("served %.1f KB per shoot, want about 17", kb)

@@ -48,6 +48,37 @@ type Picks struct {
 	OneQuery Latency `json:"oneQuery"`
 	// ClaimNew counts one-query picks that said "claim a new binding".
 	ClaimNew int `json:"oneQueryClaimNew"`
+	// TableRewriteEvery is how many one-query picks were made between two
+	// rewrites of the candidate table (untimed), TableRewrites how many
+	// there were.
+	TableRewriteEvery int `json:"oneQueryTableRewriteEvery"`
+	TableRewrites     int `json:"oneQueryTableRewrites"`
+}
+
+// anHourPasses ages the picks' instance rows by an hour, as if a block of
+// provisionings had come over an hour, not within seconds. The one query
+// reads the instances created since the table's snapshot less a margin of
+// minutes (provisioning.NextBinding), so at the benchmark's pace every pick
+// of the last minutes would stay in its window whatever the rewrites, a
+// window production's provisioning rate never fills. The VACUUM clears the
+// index entries the update leaves behind, as autovacuum does within the
+// hour.
+func anHourPasses(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `UPDATE instances SET created_at = created_at - interval '1 hour'
+		WHERE instance_id LIKE 'bench-pick-%' AND created_at > now() - interval '1 hour'`); err != nil {
+		return fmt.Errorf("age the picks' instances: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM ANALYZE instances`); err != nil {
+		return fmt.Errorf("vacuum the instances: %w", err)
+	}
+	return nil
+}
+
+// tableRewrite rewrites the candidate table, as the candidates job does,
+// every so many one-query picks.
+type tableRewrite struct {
+	every int
+	run   func(context.Context) error
 }
 
 // pickWarmUp picks are made on each path before measuring, so connection
@@ -92,7 +123,7 @@ func pickRequests(l *landscape.Landscape, n int, seed uint64) []pickRequest {
 // provisionings arrive. A live path stops early once it has used
 // liveBudget: at L its lists make 10,000 picks take hours, and a few
 // thousand already give a stable p99.
-func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, requests []pickRequest, limit int, liveBudget time.Duration) (Picks, error) {
+func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, requests []pickRequest, limit int, liveBudget time.Duration, rewrite tableRewrite) (Picks, error) {
 	db, err := sql.Open("pgx", databaseURL)
 	if err != nil {
 		return Picks{}, fmt.Errorf("picks: open database: %w", err)
@@ -124,7 +155,19 @@ func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 			return Picks{}, fmt.Errorf("picks: KEB live path: %w", err)
 		}
 	}
+	p.TableRewriteEvery = rewrite.every
 	p.OneQuery, err = timePicks(requests, 0, func(i int, r pickRequest) (time.Duration, error) {
+		// Between blocks an hour passes and the job absorbs the block's
+		// instances into a new table; not timed.
+		if i > 0 && i%rewrite.every == 0 {
+			if err := anHourPasses(ctx, db); err != nil {
+				return 0, err
+			}
+			if err := rewrite.run(ctx); err != nil {
+				return 0, fmt.Errorf("rewrite the candidate table: %w", err)
+			}
+			p.TableRewrites++
+		}
 		// As KEB: the provision request creates the instance row, the
 		// resolve step picks (timed) and writes the binding into the row.
 		// Fresh instance ids: a retry with the same id would only read

@@ -64,6 +64,19 @@ func newRunner(dir, binary, kubeconfig, namespace, dbURL string) (*runner, error
 	return &runner{binary: binary, kubeconfig: kubeconfig, namespace: namespace, dbURL: dbURL, configPath: path}, nil
 }
 
+// rewriteCandidates runs the candidates job alone, which rewrites the
+// candidate table from a new snapshot; nothing of it is measured.
+func (r *runner) rewriteCandidates(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, r.binary, "run", "--jobs", "candidates",
+		"--config", r.configPath, "--namespace", r.namespace,
+		"--kubeconfig", r.kubeconfig, "--database-url", r.dbURL, "--log-level", "warn")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("hap-reconciler run --jobs candidates: %w\n%s", err, tailLines(string(out), 20))
+	}
+	return nil
+}
+
 // run executes one `run --release-dry-run` (the candidate table is written,
 // no binding is released) and reads its rusage and phase logs.
 func (r *runner) run(ctx context.Context) (RunFigures, error) {

@@ -95,7 +95,7 @@ func PrintTable(w io.Writer, r *Report) error {
 		}{
 			{"KEB live, consistent list", p.LivePath, q.LivePathOverOneQueryP50, q.LivePathOverOneQueryP99},
 			{"KEB live, cached list", p.LivePathCachedList, q.CachedLivePathOverOneQueryP50, q.CachedLivePathOverOneQueryP99},
-			{"one query (NextBinding)", p.OneQuery, 1, 1},
+			{fmt.Sprintf("one query (NextBinding), table rewritten every %d", p.TableRewriteEvery), p.OneQuery, 1, 1},
 		} {
 			row(s.Size.Name, path.name, path.l.Picks, f3(float64(path.l.P50)), f3(float64(path.l.P99)), f3(float64(path.l.Max)),
 				f0(path.p50)+"x", f0(path.p99)+"x")

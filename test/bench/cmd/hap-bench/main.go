@@ -32,6 +32,7 @@ func run() error {
 	var (
 		sizes   = flag.String("sizes", envOr("BENCH_SIZES", "S,M,L"), "comma-separated sizes: S (2,000 shoots), M (10,000), L (20,000), XL (100,000; at most 3 run/floor pairs) or a number of shoots; env BENCH_SIZES")
 		picks   = flag.Int("picks", envInt("BENCH_PICKS", 10000), "measured picks per path and size; env BENCH_PICKS")
+		every   = flag.Int("table-rewrite-every", bench.DefaultTableRewriteEvery, "one-query picks between two rewrites of the candidate table by the candidates job")
 		budget  = flag.Duration("live-budget", 3*time.Minute, "time after which each KEB live path stops picking early (its lists make 10,000 picks take hours at L); 0: no limit")
 		repeats = flag.Int("repeats", 5, "measured runs and floors per size (median reported); XL measures at most 3")
 		cycles  = flag.Int("cycles", 5, "measured watched serve cycles per size (median reported)")
@@ -79,7 +80,7 @@ func run() error {
 		return err
 	}
 	report, err := bench.Measure(ctx, bed, bench.Options{
-		Sizes: parsed, Picks: *picks, LiveBudget: *budget, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
+		Sizes: parsed, Picks: *picks, TableRewriteEvery: *every, LiveBudget: *budget, Repeats: *repeats, SteadyCycles: *cycles, Seed: *seed,
 		Binary: *binary, WorkDir: work, Progress: os.Stderr, Rewrites: bench.DefaultRewriteLoad, APIServerArgs: bedArgs,
 	})
 	err = errors.Join(err, bed.Stop())
