@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -102,7 +103,8 @@ func (req Request) maxAge() time.Duration {
 }
 
 // nextBindingTemplate is the one statement of the read path; %[1]s is the
-// schema. Parameters: $1 instance id, $2 GA (” for a shared pool), $3
+// schema, %[2]d MaxAge plus placementMargin in whole seconds (see the
+// second bound below). Parameters: $1 instance id, $2 GA (” for a shared pool), $3
 // hyperscaler type, $4 EU access, $5 the oldest table answered from in
 // seconds, $6 whether the request carries KEB's multi-account decision
 // (Request.Account), $7 multi-account, $8 limit, $9 minBindingsForGuard,
@@ -127,7 +129,11 @@ func (req Request) maxAge() time.Duration {
 //     statement runs, so PostgreSQL would assume a third of KEB's table,
 //     and at 400,000 instances that estimate alone lifts the plan's cost
 //     past jit_above_cost, so every pick would spend some 80 ms compiling
-//     it (measured at XL; docs/benchmarks.md).
+//     it (measured at XL; docs/benchmarks.md). The interval is written into
+//     the text, not passed: a prepared statement's generic plan can then
+//     estimate the bound too, so PostgreSQL keeps that plan and does not
+//     plan every pick again (from a parameter, the generic plan's estimate
+//     was a third of the table, and it was never chosen).
 //   - KEB's count now is kept + added, exactly what
 //     GetInstanceCountPerBinding counts (active, owner = the subscription GA
 //     when set, else the instance's GA). A reservation counts on top while
@@ -224,7 +230,7 @@ since AS (
     SELECT i.instance_id, i.binding_name, i.owned
     FROM live i
     WHERE i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
-      AND i.created_at > now() - make_interval(secs => $5 + $10)
+      AND i.created_at > now() - interval '%[2]d seconds'
       AND i.binding_name IN (SELECT binding_name FROM grp)
     UNION
     SELECT i.instance_id, i.binding_name, i.owned
@@ -269,7 +275,7 @@ unsure AS (
     FROM live i
     WHERE i.owned AND coalesce(i.binding_name, '') <> ''
       AND i.created_at > (SELECT instances_read_at FROM computed) - make_interval(secs => $10)
-      AND i.created_at > now() - make_interval(secs => $5 + $10)
+      AND i.created_at > now() - interval '%[2]d seconds'
     UNION
     SELECT i.binding_name
     FROM %[1]s.snapshot_instances s
@@ -339,12 +345,22 @@ FROM gone g
 WHERE c.binding_name = g.binding_name AND c.global_account_id = g.global_account_id
   AND c.hyperscaler_type = g.hyperscaler_type AND c.eu_access = g.eu_access`
 
-// NextBindingSQL returns the statement NextBinding runs, for schema.
+// NextBindingSQL returns the statement NextBinding runs, for schema and
+// the default MaxAge.
 func NextBindingSQL(schema string) (string, error) {
+	return nextBindingSQL(schema, DefaultMaxAge)
+}
+
+// nextBindingSQL returns the statement for schema and maxAge. The text
+// depends on maxAge alone beside the schema, so a caller with one MaxAge
+// sends one statement, which a driver can prepare once.
+func nextBindingSQL(schema string, maxAge time.Duration) (string, error) {
 	if err := CheckSchema(schema); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(nextBindingTemplate, schemaOrDefault(schema)), nil
+	// Rounded up: the bound may only ever reach further back.
+	window := int64(math.Ceil((maxAge + placementMargin).Seconds()))
+	return fmt.Sprintf(nextBindingTemplate, schemaOrDefault(schema), window), nil
 }
 
 var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
@@ -425,18 +441,18 @@ func NextBinding(ctx context.Context, db Querier, req Request) (Pick, error) {
 	if strings.TrimSpace(req.HyperscalerType) == "" {
 		return Pick{}, fmt.Errorf("next binding for instance %q: hyperscaler type is empty", req.InstanceID)
 	}
-	query, err := NextBindingSQL(req.Schema)
+	maxAge := req.maxAge()
+	query, err := nextBindingSQL(req.Schema, maxAge)
 	if err != nil {
 		return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 	}
-	maxAge := req.maxAge()
 	given, multi, limit, minGuard := req.account()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var binding sql.NullString
 		var void, guarded, listed, unsure bool
 		var picked, held int
 		var age sql.NullFloat64
-		err := db.QueryRowContext(ctx, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess,
+		err := queryRowPrepared(ctx, db, query, req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess,
 			maxAge.Seconds(), given, multi, limit, minGuard, placementMargin.Seconds()).
 			Scan(&binding, &void, &picked, &guarded, &held, &age, &listed, &unsure)
 		tableAge := time.Duration(age.Float64 * float64(time.Second))

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", as KEB would import it
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
+	_ "github.com/lib/pq"              // database/sql driver "postgres", KEB's
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -124,7 +125,8 @@ func pickRequests(l *landscape.Landscape, n int, seed uint64) []pickRequest {
 // liveBudget: at L its lists make 10,000 picks take hours, and a few
 // thousand already give a stable p99.
 func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL string, requests []pickRequest, limit int, liveBudget time.Duration, rewrite tableRewrite) (Picks, error) {
-	db, err := sql.Open("pgx", databaseURL)
+	// Both paths as KEB runs them: through its driver, lib/pq, on a pool.
+	db, err := sql.Open("postgres", databaseURL)
 	if err != nil {
 		return Picks{}, fmt.Errorf("picks: open database: %w", err)
 	}

@@ -32,6 +32,7 @@ var databaseSeq atomic.Int64
 // db.Store, KEB's side through a plain *sql.DB, as KEB would hold it.
 type bed struct {
 	dbname string
+	url    string
 	store  *db.Store
 	keb    *sql.DB
 }
@@ -55,7 +56,7 @@ func newBedOn(t *testing.T, server *testbed.Postgres) *bed {
 	if err := store.Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return &bed{dbname: name, store: store, keb: openKEB(t, url)}
+	return &bed{dbname: name, url: url, store: store, keb: openKEB(t, url)}
 }
 
 func openKEB(t *testing.T, url string) *sql.DB {

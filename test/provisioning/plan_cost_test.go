@@ -2,6 +2,7 @@ package provisioning_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -64,5 +65,29 @@ func TestAPickIsPlannedCheaplyOnKEBsTableAtXL(t *testing.T) {
 	}
 	if cost := explained[0].Plan.TotalCost; cost > jitAbove/10 {
 		t.Errorf("a pick's estimated cost is %.0f at 400,000 instances, want at most a tenth of jit_above_cost (%.0f)", cost, jitAbove)
+	}
+
+	// A driver that prepares the statement (pgx's statement cache, or
+	// database/sql's Prepare) runs it as a named statement: after five
+	// custom plans PostgreSQL keeps the generic plan when its estimate is
+	// no worse, and then no pick is planned again. Planning was most of a
+	// pick; the generic plan must be chosen, and cheap.
+	for _, stmt := range []string{"SET plan_cache_mode = auto", "DEALLOCATE pick",
+		"PREPARE pick (text, text, text, boolean, float8, boolean, boolean, integer, integer, float8) AS " + query} {
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 8 {
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`EXECUTE pick ('i-new-%d', 'ga-%d', 'aws', false, 1800, false, false, 0, 0, 600)`, i, i%2+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var generic, custom int
+	if err := conn.QueryRowContext(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'pick'`).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic == 0 {
+		t.Errorf("8 executions of the prepared pick: %d generic plans, %d custom ones; want PostgreSQL to keep the generic plan", generic, custom)
 	}
 }
