@@ -32,20 +32,9 @@ func TestTheWatchDecodesEventsBookmarksAndTheExpiredErrorOfAProtobufStream(t *te
 	if err != nil {
 		t.Fatal(err)
 	}
-	bookmark := gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "42"}}
-	bookmarkMsg, err := bookmark.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	status := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
-	statusMsg, err := status.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream []byte
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ADDED", gardenertest.ProtobufEnvelope(t, "Shoot", msg))...)
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "BOOKMARK", gardenertest.ProtobufEnvelope(t, "Shoot", bookmarkMsg))...)
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ERROR", gardenertest.ProtobufEnvelope(t, "Status", statusMsg))...)
+	stream := gardenertest.ExpiringWatchStream(t, msg, func(kind string, msg []byte) []byte {
+		return gardenertest.ProtobufEnvelope(t, kind, msg)
+	})
 
 	var ended []error
 	d := &eventDecoder{body: io.NopCloser(bytes.NewReader(stream)), format: wire.Protobuf,

@@ -6,8 +6,10 @@ package gardenertest
 
 import (
 	"encoding/binary"
+	"net/http"
 	"testing"
 
+	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -60,4 +62,27 @@ func ProtobufWatchFrame(t testing.TB, eventType string, object []byte) []byte {
 		t.Fatal(err)
 	}
 	return append(binary.BigEndian.AppendUint32(nil, uint32(len(msg))), msg...)
+}
+
+// ExpiringWatchStream is a protobuf watch stream as gardener-apiserver ends
+// one that fell too far behind: the shoot's message ADDED, a BOOKMARK at
+// resourceVersion 42, then the ERROR of an expired watch (410 Gone).
+// envelope wraps each message of a kind (ProtobufEnvelope, or one that adds
+// unknown fields).
+func ExpiringWatchStream(t testing.TB, shoot []byte, envelope func(kind string, msg []byte) []byte) []byte {
+	t.Helper()
+	bookmark := gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "42"}}
+	bookmarkMsg, err := bookmark.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
+	statusMsg, err := status.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream []byte
+	stream = append(stream, ProtobufWatchFrame(t, "ADDED", envelope("Shoot", shoot))...)
+	stream = append(stream, ProtobufWatchFrame(t, "BOOKMARK", envelope("Shoot", bookmarkMsg))...)
+	return append(stream, ProtobufWatchFrame(t, "ERROR", envelope("Status", statusMsg))...)
 }

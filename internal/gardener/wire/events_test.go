@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"testing"
 
-	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -28,20 +27,9 @@ func TestProtobufWatchStreamReadsEventsBookmarksAndTheExpiredError(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bookmark := gardencorev1beta1.Shoot{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "42"}}
-	bookmarkMsg, err := bookmark.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	status := metav1.Status{Status: metav1.StatusFailure, Code: http.StatusGone, Reason: metav1.StatusReasonExpired, Message: "too old resource version"}
-	statusMsg, err := status.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stream []byte
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ADDED", protobufEnvelope(t, rng, "Shoot", withUnknownFields(rng, msg)))...)
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "BOOKMARK", protobufEnvelope(t, rng, "Shoot", bookmarkMsg))...)
-	stream = append(stream, gardenertest.ProtobufWatchFrame(t, "ERROR", protobufEnvelope(t, rng, "Status", statusMsg))...)
+	stream := gardenertest.ExpiringWatchStream(t, withUnknownFields(rng, msg), func(kind string, msg []byte) []byte {
+		return protobufEnvelope(t, rng, kind, msg)
+	})
 
 	events := NewEventReader(Protobuf, bytes.NewReader(stream))
 	eventType, raw, err := events.Next()
