@@ -131,8 +131,8 @@ func (req Request) maxAge() time.Duration {
 //     past jit_above_cost, so every pick would spend some 80 ms compiling
 //     it (measured at XL; docs/benchmarks.md). The interval is written into
 //     the text, not passed: a prepared statement's generic plan can then
-//     estimate the bound too, so PostgreSQL keeps that plan and does not
-//     plan every pick again (from a parameter, the generic plan's estimate
+//     estimate the bound too, and PostgreSQL can keep that plan instead of
+//     planning every pick (from a parameter, the generic plan's estimate
 //     was a third of the table, and it was never chosen).
 //   - KEB's count now is kept + added, exactly what
 //     GetInstanceCountPerBinding counts (active, owner = the subscription GA

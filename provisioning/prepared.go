@@ -19,12 +19,13 @@ type preparedKey struct {
 // queryRowPrepared runs query on db, prepared once when db is a pool
 // (*sql.DB). KEB's driver, lib/pq, otherwise sends every statement unnamed,
 // which PostgreSQL parses and plans on every pick, and planning was most of
-// a pick. A named statement keeps its plan per connection: after five
-// custom plans PostgreSQL keeps the generic one, as the statement's bounds
-// are estimable (see nextBindingTemplate). database/sql prepares the
-// statement again on each connection it runs on. A connection or
-// transaction (*sql.Conn, *sql.Tx), or a pool that cannot prepare, runs the
-// statement as it is.
+// a pick. A named statement can keep its plan per connection: after five
+// custom plans PostgreSQL keeps the generic one when its estimate is no
+// worse, which the estimable bounds allow (see nextBindingTemplate); when
+// it is worse, each pick is still planned but no longer parsed.
+// database/sql prepares the statement again on each connection it runs on.
+// A connection or transaction (*sql.Conn, *sql.Tx) runs the statement as it
+// is, and so does a pool when preparing fails.
 func queryRowPrepared(ctx context.Context, db Querier, query string, args ...any) *sql.Row {
 	pool, ok := db.(*sql.DB)
 	if !ok {
