@@ -158,8 +158,12 @@ func (g *globals) logger() (*zap.Logger, error) {
 func jobsHelp() string {
 	var b strings.Builder
 	b.WriteString("Jobs, in run order: " + strings.Join(jobs.AllJobs, ", ") + ".\n")
+	width := 0
 	for _, j := range jobs.Registry {
-		fmt.Fprintf(&b, "  %-11s %s\n", j.Name, j.Does)
+		width = max(width, len(j.Name))
+	}
+	for _, j := range jobs.Registry {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, j.Name, j.Does)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
