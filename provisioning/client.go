@@ -2,49 +2,63 @@ package provisioning
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"sync"
 	"time"
 )
 
-// DefaultTimeout is how long a Client lets one statement run when it names
-// no Timeout. A pick is one indexed statement; two seconds is ample and
-// still short beside KEB's step, which falls back to its live path.
+// DefaultTimeout is how long a Client lets one statement, or one call to
+// Gardener, run when it names no Timeout. A pick is one indexed statement;
+// two seconds is ample and still short beside KEB's step, which falls back
+// to its live path.
 const DefaultTimeout = 2 * time.Second
 
-// DefaultClaimAttempts is how often a Client tries RecordClaim when it
-// names no ClaimAttempts.
-const DefaultClaimAttempts = 3
+// DefaultClaimBudget is how long a Client's RecordClaim may take in all,
+// retries included, when it names no ClaimBudget.
+const DefaultClaimBudget = 3 * time.Second
 
 // claimRetryPause is the pause before RecordClaim's second attempt; it
 // doubles with each further one.
 const claimRetryPause = 200 * time.Millisecond
 
-// Client is the read path configured once: the connection, the schema, the
-// oldest table to answer from and how long each statement may take. Its
-// methods fill what a call leaves empty and give each statement its own
-// timeout.
+// Client is the read path configured once: the connection, Gardener to
+// confirm with, the schema, the oldest table to answer from and how long
+// each call may take. It fills what a call leaves empty. On a pool
+// (*sql.DB) it prepares each statement once and holds it until Close, so
+// that PostgreSQL can keep one plan per connection rather than plan every
+// pick, as it must for lib/pq's unnamed statements. Use it by pointer; it
+// must not be copied after first use.
 type Client struct {
 	DB Querier
+	// Gardener confirms the table's proposals (NextBinding); KEB's own
+	// client of its Gardener project namespace.
+	Gardener Gardener
 	// Schema holds the job's tables; "" means DefaultSchema.
 	Schema string
 	// MaxAge is the oldest table NextBinding answers from; 0 means
 	// DefaultMaxAge.
 	MaxAge time.Duration
-	// Timeout bounds each statement; 0 means DefaultTimeout.
+	// Timeout bounds each statement and each call to Gardener; 0 means
+	// DefaultTimeout.
 	Timeout time.Duration
-	// ClaimAttempts bounds RecordClaim's tries; 0 means
-	// DefaultClaimAttempts.
-	ClaimAttempts int
+	// ClaimBudget bounds RecordClaim, every attempt and pause included; 0
+	// means DefaultClaimBudget.
+	ClaimBudget time.Duration
+
+	mu       sync.Mutex
+	prepared map[string]*sql.Stmt
 }
 
-func (c Client) timeout() time.Duration {
+func (c *Client) timeout() time.Duration {
 	if c.Timeout <= 0 {
 		return DefaultTimeout
 	}
 	return c.Timeout
 }
 
-func (c Client) request(req Request) Request {
+func (c *Client) request(req Request) Request {
 	if req.Schema == "" {
 		req.Schema = c.Schema
 	}
@@ -54,39 +68,92 @@ func (c Client) request(req Request) Request {
 	return req
 }
 
-// NextBinding is the package's NextBinding within the client's timeout.
-func (c Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
+// Propose is the table's answer for req, unconfirmed (the package's
+// Propose), within the client's timeout. NextBinding is what KEB calls.
+func (c *Client) Propose(ctx context.Context, req Request) (Pick, error) {
+	if c.DB == nil {
+		return Pick{}, errors.New("propose: the client has no database")
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	return NextBinding(ctx, c.DB, c.request(req))
+	return propose(ctx, c.query, c.DB, c.request(req))
 }
 
-// RecordClaim is the package's RecordClaim, tried up to ClaimAttempts times
-// with a pause between, each try within the client's timeout. It does not
-// end with ctx: KEB calls it after a claim in Gardener that may have used
-// up the caller's deadline, and a claim the table never learns makes the
-// GA's next cluster claim another account. Retrying is safe, the statement
-// is idempotent per instance.
-func (c Client) RecordClaim(ctx context.Context, claim Claim) error {
-	claim.Request = c.request(claim.Request)
-	ctx = context.WithoutCancel(ctx)
-	attempts := c.ClaimAttempts
-	if attempts <= 0 {
-		attempts = DefaultClaimAttempts
+// query runs text, prepared once per pool when DB is one. A connection or
+// transaction (*sql.Conn, *sql.Tx) runs it as it is, and so does a pool
+// when preparing fails: the statement unprepared then says what is wrong.
+func (c *Client) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+	pool, ok := c.DB.(*sql.DB)
+	if !ok {
+		return c.DB.QueryContext(ctx, text, args...)
 	}
+	stmt, err := c.statement(ctx, pool, text)
+	if err != nil {
+		return pool.QueryContext(ctx, text, args...)
+	}
+	return stmt.QueryContext(ctx, args...)
+}
+
+func (c *Client) statement(ctx context.Context, pool *sql.DB, text string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if stmt, ok := c.prepared[text]; ok {
+		return stmt, nil
+	}
+	stmt, err := pool.PrepareContext(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if c.prepared == nil {
+		c.prepared = map[string]*sql.Stmt{}
+	}
+	c.prepared[text] = stmt
+	return stmt, nil
+}
+
+// Close releases the statements the client prepared; the pool stays open.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for text, stmt := range c.prepared {
+		errs = append(errs, stmt.Close())
+		delete(c.prepared, text)
+	}
+	return errors.Join(errs...)
+}
+
+// RecordClaim is the package's RecordClaim, tried until it succeeds, is
+// refused (ErrClaimRefused) or ClaimBudget is spent, with a pause between
+// tries. It does not end with ctx's cancellation: KEB calls it after a
+// claim in Gardener that may have used up the caller's deadline, and a
+// claim the table never learns sends the GA's next cluster to KEB's live
+// path. It returns at the latest ClaimBudget after it is called, whatever
+// ctx. Retrying is safe: the statement is idempotent per instance.
+func (c *Client) RecordClaim(ctx context.Context, claim Claim) error {
+	claim.Request = c.request(claim.Request)
+	budget := c.ClaimBudget
+	if budget <= 0 {
+		budget = DefaultClaimBudget
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
+	defer cancel()
 	pause := claimRetryPause
-	var err error
-	for attempt := 1; ; attempt++ {
-		err = c.recordClaimOnce(ctx, claim)
-		if err == nil || attempt >= attempts || errors.Is(err, errRefused) {
+	for {
+		err := c.recordClaimOnce(ctx, claim)
+		if err == nil || errors.Is(err, ErrClaimRefused) {
 			return err
 		}
-		time.Sleep(pause)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (gave up after %s)", err, budget)
+		case <-time.After(pause):
+		}
 		pause *= 2
 	}
 }
 
-func (c Client) recordClaimOnce(ctx context.Context, claim Claim) error {
+func (c *Client) recordClaimOnce(ctx context.Context, claim Claim) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
 	return RecordClaim(ctx, c.DB, claim)
@@ -94,11 +161,18 @@ func (c Client) recordClaimOnce(ctx context.Context, claim Claim) error {
 
 // WithdrawBinding is the package's WithdrawBinding within the client's
 // timeout.
-func (c Client) WithdrawBinding(ctx context.Context, w Withdrawal) error {
+func (c *Client) WithdrawBinding(ctx context.Context, w Withdrawal) error {
 	if w.Schema == "" {
 		w.Schema = c.Schema
 	}
+	if err := checkWithdrawal(w); err != nil {
+		return err
+	}
+	return c.withdraw(ctx, w.Schema, w.BindingName, withdrawnByKEB)
+}
+
+func (c *Client) withdraw(ctx context.Context, schema, binding, reason string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	return WithdrawBinding(ctx, c.DB, w)
+	return withdraw(ctx, c.DB, schema, binding, reason)
 }

@@ -58,7 +58,8 @@ func RequestFor(rules PoolMatcher, rt Runtime) (Request, error) {
 	if !ok {
 		return Request{}, fmt.Errorf("plan %q, platform region %q, hyperscaler region %q: %w", rt.Plan, rt.PlatformRegion, rt.HyperscalerRegion, ErrNoRule)
 	}
-	req := Request{InstanceID: rt.InstanceID, GlobalAccountID: rt.GlobalAccountID, HyperscalerType: hyperscalerType, EUAccess: euAccess}
+	req := Request{InstanceID: rt.InstanceID, GlobalAccountID: rt.GlobalAccountID, HyperscalerType: hyperscalerType, EUAccess: euAccess,
+		ProviderType: rt.ProviderType}
 	if shared {
 		req.GlobalAccountID = ""
 	}

@@ -15,10 +15,10 @@ func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 		call    func() error
 		mention string
 	}{
-		{"pick without instance", func() error { _, err := NextBinding(ctx, nil, Request{HyperscalerType: "aws"}); return err }, "instance id is empty"},
-		{"pick without pool", func() error { _, err := NextBinding(ctx, nil, Request{InstanceID: "i"}); return err }, "hyperscaler type is empty"},
+		{"pick without instance", func() error { _, err := Propose(ctx, nil, Request{HyperscalerType: "aws"}); return err }, "instance id is empty"},
+		{"pick without pool", func() error { _, err := Propose(ctx, nil, Request{InstanceID: "i"}); return err }, "hyperscaler type is empty"},
 		{"pick in a bad schema", func() error {
-			_, err := NextBinding(ctx, nil, Request{InstanceID: "i", HyperscalerType: "aws", Schema: "hap; drop"})
+			_, err := Propose(ctx, nil, Request{InstanceID: "i", HyperscalerType: "aws", Schema: "hap; drop"})
 			return err
 		}, `schema "hap; drop"`},
 		{"withdraw without binding", func() error { return WithdrawBinding(ctx, nil, Withdrawal{}) }, "binding name is empty"},
@@ -30,7 +30,7 @@ func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 			return RecordClaim(ctx, nil, Claim{Request: Request{InstanceID: "i", HyperscalerType: "aws"}, BindingName: "s"})
 		}, "KEB never claims a shared binding"},
 		{"claim through a client, refused once", func() error {
-			return Client{}.RecordClaim(ctx, Claim{Request: Request{InstanceID: "i", HyperscalerType: "aws"}, BindingName: "s"})
+			return (&Client{}).RecordClaim(ctx, Claim{Request: Request{InstanceID: "i", HyperscalerType: "aws"}, BindingName: "s"})
 		}, "KEB never claims a shared binding"},
 	} {
 		if err := c.call(); err == nil || !strings.Contains(err.Error(), c.mention) {
@@ -41,7 +41,9 @@ func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 
 func TestTheStatementsNameTheSchema(t *testing.T) {
 	for name, build := range map[string]func(string) (string, error){
-		"NextBindingSQL": NextBindingSQL, "RecordClaimSQL": RecordClaimSQL, "WithdrawBindingSQL": WithdrawBindingSQL,
+		"NextBindingSQL dedicated": func(s string) (string, error) { d, _, err := NextBindingSQL(s); return d, err },
+		"NextBindingSQL shared":    func(s string) (string, error) { _, sh, err := NextBindingSQL(s); return sh, err },
+		"RecordClaimSQL":           RecordClaimSQL, "WithdrawBindingSQL": WithdrawBindingSQL,
 	} {
 		sql, err := build("keb_hap")
 		if err != nil || !strings.Contains(sql, "keb_hap.") || strings.Contains(sql, " hap.") {

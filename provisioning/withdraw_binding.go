@@ -2,7 +2,6 @@ package provisioning
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,46 +15,52 @@ type Withdrawal struct {
 	Schema string
 }
 
-// withdrawBindingTemplate records the withdrawal; %[1]s is the schema.
-// Parameter: $1 binding. A second call keeps the first time: the withdrawal
-// lasts until a snapshot taken a minute after it shows the binding no
-// longer dirty, and a retry must not push that moment on.
-const withdrawBindingTemplate = `
-INSERT INTO %[1]s.withdrawn_bindings AS w (binding_name, withdrawn_at)
-VALUES ($1, now())
-ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = w.withdrawn_at
-RETURNING w.binding_name`
+// withdrawnByKEB is the reason a withdrawal of KEB's free step records.
+const withdrawnByKEB = "KEB's free step marked it dirty"
 
 // WithdrawBinding takes a binding out of every pick at once, whatever the
 // candidate table's age: KEB calls it in its free step, right after it set
 // dirty: "true" on the binding (and again when it finds the binding already
 // dirty, so a retry after a lost answer withdraws too). Without it the table
-// offers the binding until the job's next run sees the label, and a GA's
-// next cluster could land on an account already handed to the cleanup.
+// would propose the binding until the job's next run sees the label, and
+// Gardener's confirmation would reject it then: one more call to Gardener.
 //
 // It is one statement and idempotent. The withdrawal ends by itself: a
 // RecordClaim of the binding ends it (the account was cleaned and claimed
-// anew), and so does a candidates run whose snapshot, taken a minute or more
-// after the withdrawal, shows the binding without dirty or gone.
+// anew), and so does a candidates run whose snapshot, taken after the
+// withdrawal, shows the binding without dirty or gone.
 func WithdrawBinding(ctx context.Context, db Querier, w Withdrawal) error {
+	if err := checkWithdrawal(w); err != nil {
+		return err
+	}
+	return withdraw(ctx, db, w.Schema, w.BindingName, withdrawnByKEB)
+}
+
+func checkWithdrawal(w Withdrawal) error {
 	if strings.TrimSpace(w.BindingName) == "" {
 		return errors.New("withdraw binding: binding name is empty")
 	}
-	query, err := WithdrawBindingSQL(w.Schema)
-	if err != nil {
-		return fmt.Errorf("withdraw binding %q: %w", w.BindingName, err)
-	}
-	var name sql.NullString
-	if err := db.QueryRowContext(ctx, query, w.BindingName).Scan(&name); err != nil {
+	if err := CheckSchema(w.Schema); err != nil {
 		return fmt.Errorf("withdraw binding %q: %w", w.BindingName, err)
 	}
 	return nil
 }
 
-// WithdrawBindingSQL returns the statement WithdrawBinding runs, for schema.
-func WithdrawBindingSQL(schema string) (string, error) {
-	if err := CheckSchema(schema); err != nil {
-		return "", err
+// withdraw records binding's withdrawal with reason.
+func withdraw(ctx context.Context, db Querier, schema, binding, reason string) error {
+	query, err := withdrawSQL(schema)
+	if err != nil {
+		return fmt.Errorf("withdraw binding %q: %w", binding, err)
 	}
-	return fmt.Sprintf(withdrawBindingTemplate, schemaOrDefault(schema)), nil
+	rows, err := db.QueryContext(ctx, query, binding, reason)
+	if err == nil {
+		err = drain(rows)
+	}
+	if err != nil {
+		return fmt.Errorf("withdraw binding %q: %w", binding, err)
+	}
+	return nil
 }
+
+// WithdrawBindingSQL returns the statement WithdrawBinding runs, for schema.
+func WithdrawBindingSQL(schema string) (string, error) { return withdrawSQL(schema) }

@@ -54,10 +54,10 @@ type candidateRow struct {
 // pick's limit on the row's newest version. A row the table did not hold
 // starts with the reservations already made on its binding.
 //
-// The same transaction lists KEB's active instances (snapshot_instances,
-// listInstances) and stamps when: what provisioning.NextBinding adds KEB's
-// placements and deletions since to. A claim KEB recorded after the
-// snapshot was taken keeps the row RecordClaim wrote (keepRecordedClaims).
+// A pick counts KEB's instances itself, at the moment KEB asks; the table
+// holds what the snapshot alone can say (the shoots, the limits, the
+// order). A claim KEB recorded after the snapshot was taken keeps the row
+// RecordClaim wrote (keepRecordedClaims).
 //
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
 // opposite orders.
@@ -89,11 +89,6 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 			return fmt.Errorf("drop expired reservations: %w", err)
 		}
 		countNames(dropped, expired)
-		// Before any candidate row is locked: picks never wait for it.
-		instancesReadAt, err := s.listInstances(tx)
-		if err != nil {
-			return err
-		}
 		claims, err := s.keepRecordedClaims(tx, computedAt)
 		if err != nil {
 			return err
@@ -112,9 +107,8 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := s.applyCandidateChanges(tx, changes); err != nil {
 			return err
 		}
-		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at, instances_read_at) VALUES (true, ?, ?)
-			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at, instances_read_at = excluded.instances_read_at`,
-			computedAt, instancesReadAt).Error
+		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
+			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at`, computedAt).Error
 	})
 	return s.wrap("replace candidates", err)
 }

@@ -10,6 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // Instance is KEB's instances row, with KEB's column names. The job only
@@ -38,7 +39,7 @@ func (Instance) TableName() string { return "instances" }
 
 // activeInstance is KEB's notion of a live instance: deleted_at still holds
 // the zero time.
-const activeInstance = "deleted_at = '0001-01-01 00:00:00+00'"
+const activeInstance = provisioning.ActiveInstanceSQL
 
 // countInstancesSQL is the one aggregate over KEB's table. The owning GA is
 // the subscription GA when one is set, else the instance's GA, exactly as
@@ -49,17 +50,15 @@ const activeInstance = "deleted_at = '0001-01-01 00:00:00+00'"
 // GA at all. Its owner here is hap.NoOwner: the
 // binding still holds it (totals, release), no GA's count includes it. KEB's
 // table has no index on subscription_secret_name, so this is one sequential
-// scan rather than one query per binding.
+// scan rather than one query per binding; KEB's owner is written once, in
+// provisioning (OwnerSQL), for this count and the pick alike.
 //
 // Orderings are byte order (COLLATE "C") whatever the database's collation,
 // the order KEB's API server lists names in.
-const countInstancesSQL = `
+var countInstancesSQL = `
 SELECT * FROM (
     SELECT coalesce(subscription_secret_name, '') AS binding_name,
-           CASE WHEN subscription_global_account_id IS NULL THEN ''
-                WHEN subscription_global_account_id <> '' THEN subscription_global_account_id
-                ELSE global_account_id
-           END AS global_account_id,
+           ` + provisioning.OwnerSQL("instances") + ` AS global_account_id,
            count(*) AS active,
            json_agg(runtime_id ORDER BY runtime_id COLLATE "C")::text AS runtime_ids
     FROM instances

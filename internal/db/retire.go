@@ -30,11 +30,14 @@ func (s *Store) RetireCandidate(ctx context.Context, binding string) (inUse int,
 		}
 		// The withdrawal outlives a candidates rewrite decided on a snapshot
 		// taken before the release marks the binding dirty.
-		return tx.Exec("INSERT INTO "+s.table("withdrawn_bindings")+" (binding_name, withdrawn_at) VALUES (?, now())"+
-			" ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = now()", binding).Error
+		return tx.Exec("INSERT INTO "+s.table("withdrawn_bindings")+" (binding_name, withdrawn_at, reason) VALUES (?, now(), ?)"+
+			" ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = now(), reason = excluded.reason", binding, releasedReason).Error
 	})
 	return inUse, s.wrap(fmt.Sprintf("retire candidate %q", binding), err)
 }
+
+// releasedReason is the reason the release records for its withdrawal.
+const releasedReason = "hap-reconciler's release is marking it dirty"
 
 // InUse counts the active instances and reservations on a binding, changing
 // nothing: what a dry run checks instead of retiring.

@@ -41,7 +41,6 @@ GRANT USAGE ON SCHEMA hap TO %[1]s;
 GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
 GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 GRANT SELECT ON hap.candidates_computed TO %[1]s;
-GRANT SELECT ON hap.snapshot_instances TO %[1]s;
 GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
 GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;`, keb)
 }
@@ -152,7 +151,7 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 
 	// KEB's role picks through the one statement with the rights granted.
 	asKEB := sqlDB(t, pg.RoleURL(keb, rightPassword, dbname))
-	pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
+	pick, err := provisioning.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
 	}
@@ -291,7 +290,7 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 
 	// KEB's role owns the tables: its pick needs no grant.
 	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
-	if pick, err := provisioning.NextBinding(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
+	if pick, err := provisioning.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
 	}
 

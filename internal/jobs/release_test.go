@@ -119,7 +119,7 @@ func TestAClusterArrivingBetweenDecisionAndActionPreventsTheRelease(t *testing.T
 		}
 		s.addShoot(t, landscape.ShootSpec{BindingName: "late-shoot", GlobalAccountID: "ga-shoot", RuntimeID: "rt-late", Pool: aws})
 		s.insertInstance(t, "inst-late", "ga-instance", "late-instance")
-		pick, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
+		pick, err := provisioning.Propose(testContext(t), keb, provisioning.Request{
 			InstanceID: "inst-pick", GlobalAccountID: "ga-pick", HyperscalerType: "aws",
 		})
 		if err != nil || pick.ClaimNew || pick.Binding != "late-pick" {

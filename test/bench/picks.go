@@ -180,7 +180,7 @@ func measurePicks(ctx context.Context, cfg *rest.Config, namespace, databaseURL 
 			return 0, fmt.Errorf("create the instance row: %w", err)
 		}
 		start := time.Now()
-		pick, err := provisioning.NextBinding(ctx, db, provisioning.Request{
+		pick, err := provisioning.Propose(ctx, db, provisioning.Request{
 			InstanceID: id, GlobalAccountID: r.ga, HyperscalerType: r.pool.HyperscalerType, EUAccess: r.pool.EUAccess,
 		})
 		took := time.Since(start)

@@ -153,7 +153,7 @@ func measurePicksUnderRewrites(ctx context.Context, w *testbed.World, serverLog 
 				g := groups[p+load.Pickers*r.IntN(mine)]
 				during := rewriting.Load()
 				start := time.Now()
-				_, err := provisioning.NextBinding(context.WithoutCancel(ctx), keb, provisioning.Request{
+				_, err := provisioning.Propose(context.WithoutCancel(ctx), keb, provisioning.Request{
 					InstanceID: fmt.Sprintf("rw-%d-%d", p, i), GlobalAccountID: g.GlobalAccountID, HyperscalerType: g.Pool.HyperscalerType, Schema: schema})
 				took := time.Since(start)
 				if err != nil {

@@ -142,7 +142,7 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 		t.Fatal(err)
 	}
 	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
-		client: provisioning.Client{DB: db}, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
+		client: &provisioning.Client{DB: db, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener()}, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
 	s := &stream{world: w, rng: rand.New(rand.NewPCG(seed, 0x5eed)), tally: newTally(seed)}
 	for range 2 {
 		c, err := w.request(ctx, "ga-2", awsPool, false)

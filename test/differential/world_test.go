@@ -35,7 +35,7 @@ type world struct {
 	sc     *testscene.Scene
 	db     *sql.DB
 	keb    *kebrules.KEB
-	client provisioning.Client
+	client *provisioning.Client
 	// sketches builds shoots as KEB creates them, which
 	// gardener-apiserver's admission takes.
 	sketches *landscape.Landscape

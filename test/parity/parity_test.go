@@ -125,14 +125,16 @@ func checkWorld(t *testing.T, w world, cov *coverage) {
 		DB:       db, Config: w.cfg,
 	}
 	pick := 0
+	client := &provisioning.Client{DB: db, Gardener: k.Gardener()}
+	defer client.Close()
 	nextBinding := func(ga string, pool hap.Pool) kebrules.Decision {
 		pick++
-		got, err := provisioning.NextBinding(ctx, db, provisioning.Request{
+		got, err := client.NextBinding(ctx, provisioning.Request{
 			InstanceID: fmt.Sprintf("parity-pick-%d", pick), GlobalAccountID: ga, HyperscalerType: pool.HyperscalerType, EUAccess: pool.EUAccess})
 		switch {
 		case errors.Is(err, provisioning.ErrGuarded):
 			return kebrules.Decision{Guarded: true}
-		case errors.Is(err, provisioning.ErrNoSharedBinding):
+		case errors.Is(err, provisioning.ErrSharedPoolEmpty):
 			return kebrules.Decision{NoBinding: true}
 		case err != nil:
 			t.Fatalf("NextBinding for %s in %s: %v", ga, pool, err)

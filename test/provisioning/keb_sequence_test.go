@@ -22,7 +22,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	}
 
 	// Resolve and provision: the GA's binding.
-	pick, err := provisioning.NextBinding(ctx, b.keb, request("i-1"))
+	pick, err := provisioning.Propose(ctx, b.keb, request("i-1"))
 	if err != nil || pick.Binding != "b-1" {
 		t.Fatalf("first resolve: %+v, %v; want b-1", pick, err)
 	}
@@ -39,7 +39,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 
 	// Resolve again: the table still lists b-1 as selectable, the pick
 	// must not return it.
-	pick, err = provisioning.NextBinding(ctx, b.keb, request("i-2"))
+	pick, err = provisioning.Propose(ctx, b.keb, request("i-2"))
 	if err != nil || !pick.ClaimNew {
 		t.Fatalf("resolve after the free step: %+v, %v; want claim new", pick, err)
 	}
@@ -48,7 +48,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	if err := b.recordClaim(t, "i-2", "ga-a", "b-2", limit(10)); err != nil {
 		t.Fatal(err)
 	}
-	if pick, err = provisioning.NextBinding(ctx, b.keb, request("i-3")); err != nil || pick.Binding != "b-2" {
+	if pick, err = provisioning.Propose(ctx, b.keb, request("i-3")); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("resolve after the claim: %+v, %v; want b-2", pick, err)
 	}
 
@@ -58,7 +58,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	if ended, err := b.store.EndWithdrawals(ctx, now, []string{"b-1"}); err != nil || ended != 0 {
 		t.Fatalf("EndWithdrawals with b-1 still dirty: %d, %v; want none ended", ended, err)
 	}
-	if pick, err = provisioning.NextBinding(ctx, b.keb, request("i-4")); err != nil || pick.Binding != "b-2" {
+	if pick, err = provisioning.Propose(ctx, b.keb, request("i-4")); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("resolve while b-1 is dirty: %+v, %v; want b-2", pick, err)
 	}
 	if ended, err := b.store.EndWithdrawals(ctx, now, nil); err != nil || ended != 1 {
@@ -109,7 +109,7 @@ func TestAStaleTableIsRefused(t *testing.T) {
 	b := newBed(t)
 	ctx := testContext(t)
 	request := provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws", MaxAge: time.Hour}
-	if _, err := provisioning.NextBinding(ctx, b.keb, request); !errors.Is(err, provisioning.ErrStale) {
+	if _, err := provisioning.Propose(ctx, b.keb, request); !errors.Is(err, provisioning.ErrStale) {
 		t.Fatalf("pick before the job ever computed the table: %v; want ErrStale", err)
 	}
 
@@ -117,20 +117,20 @@ func TestAStaleTableIsRefused(t *testing.T) {
 	if err := b.store.ReplaceCandidates(ctx, rows, nil, b.databaseTime(t).Add(-2*time.Hour), ttl); err != nil {
 		t.Fatal(err)
 	}
-	pick, err := provisioning.NextBinding(ctx, b.keb, request)
+	pick, err := provisioning.Propose(ctx, b.keb, request)
 	if !errors.Is(err, provisioning.ErrStale) || pick.TableAge < 2*time.Hour {
 		t.Fatalf("pick from a table 2h old with MaxAge 1h: %+v, %v; want ErrStale and the age", pick, err)
 	}
 	if r := b.reserved(t); r["b-1"] != 0 {
 		t.Fatalf("a refused pick reserved %d on b-1", r["b-1"])
 	}
-	if _, err := provisioning.NextBinding(ctx, b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a",
+	if _, err := provisioning.Propose(ctx, b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a",
 		HyperscalerType: "aws"}); !errors.Is(err, provisioning.ErrStale) {
 		t.Fatalf("pick from a table 2h old with the default MaxAge (%s): %v; want ErrStale", provisioning.DefaultMaxAge, err)
 	}
 
 	request.MaxAge = 3 * time.Hour
-	pick, err = provisioning.NextBinding(ctx, b.keb, request)
+	pick, err = provisioning.Propose(ctx, b.keb, request)
 	if err != nil || pick.Binding != "b-1" || pick.TableAge < 2*time.Hour || pick.TableAge > 3*time.Hour {
 		t.Fatalf("pick from a table 2h old with MaxAge 3h: %+v, %v; want b-1 and its age", pick, err)
 	}

@@ -1,6 +1,7 @@
 package provisioning_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -72,6 +73,9 @@ func openKEB(t *testing.T, url string) *sql.DB {
 
 const ttl = time.Hour
 
+// sharedUser is the GA of the runtimes the tests place in a shared pool.
+const sharedUser = "ga-of-a-shared-runtime"
+
 func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
 	t.Helper()
 	b.seedInstances(t, rows)
@@ -84,9 +88,7 @@ func (b *bed) replace(t *testing.T, rows []hap.Candidate, absorbed []string) {
 // before its resolve step picks: a reservation counts while that row is
 // active and carries no binding yet. A row already there is left alone.
 func (b *bed) requested(ctx context.Context, instanceID, ga string) error {
-	if ga == "" {
-		ga = "ga-of-a-shared-runtime"
-	}
+	ga = cmp.Or(ga, sharedUser)
 	_, err := b.keb.ExecContext(ctx, `INSERT INTO instances (instance_id, runtime_id, global_account_id,
 		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, '{}', now(), now()) ON CONFLICT DO NOTHING`, instanceID, ga)
 	return err
@@ -96,7 +98,7 @@ func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, er
 	if err := b.requested(ctx, instanceID, ga); err != nil {
 		return "", false, err
 	}
-	pick, err := provisioning.NextBinding(ctx, b.keb, provisioning.Request{
+	pick, err := provisioning.Propose(ctx, b.keb, provisioning.Request{
 		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
 	})
 	return pick.Binding, pick.ClaimNew, err
@@ -133,25 +135,24 @@ func (b *bed) exec(t *testing.T, sql string, args ...any) {
 }
 
 // seedInstances makes KEB's instances table hold what rows say of it: each
-// dedicated row's DBCount active instances of its GA on its binding, made
-// up by rows named fx-<binding>-<n> created a day ago, so that a pick,
-// which counts KEB's table, sees the counts the rows were decided on.
+// row's DBCount active instances on its binding (its GA's own for a
+// dedicated row, of sharedUser for a shared one), made up by rows named
+// fx-<binding>-<n> created a day ago, so that a pick, which counts KEB's
+// table, sees the counts the rows were decided on.
 func (b *bed) seedInstances(t *testing.T, rows []hap.Candidate) {
 	t.Helper()
 	for _, r := range rows {
-		if r.GlobalAccountID == "" {
-			continue
-		}
+		owner := cmp.Or(r.GlobalAccountID, sharedUser)
 		var have int
 		if err := b.keb.QueryRowContext(testContext(t), `SELECT count(*) FROM instances WHERE subscription_secret_name = $1
 			AND deleted_at = '0001-01-01 00:00:00+00' AND global_account_id = $2 AND subscription_global_account_id = ''`,
-			r.BindingName, r.GlobalAccountID).Scan(&have); err != nil {
+			r.BindingName, owner).Scan(&have); err != nil {
 			t.Fatal(err)
 		}
 		for n := have; n < r.DBCount; n++ {
 			b.exec(t, `INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
 				provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, $3, '{}', now() - interval '1 day', now() - interval '1 day')`,
-				fmt.Sprintf("fx-%s-%d", r.BindingName, n), r.GlobalAccountID, r.BindingName)
+				fmt.Sprintf("fx-%s-%d", r.BindingName, n), owner, r.BindingName)
 		}
 		if have > r.DBCount {
 			b.exec(t, `DELETE FROM instances WHERE instance_id IN (SELECT instance_id FROM instances

@@ -145,7 +145,7 @@ func TestPickStaysInItsPool(t *testing.T) {
 	if err != nil || !claimNew || name != "" {
 		t.Fatalf("pick for ga-a in aws/non-EU: %q, claimNew %v, %v; want claimNew", name, claimNew, err)
 	}
-	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{
+	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{
 		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws", EUAccess: true,
 	})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-eu" {
@@ -164,7 +164,7 @@ func TestNextBindingRefusesBadRequests(t *testing.T) {
 		{provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws", Schema: "hap;"}, `schema "hap;"`},
 	}
 	for _, c := range cases {
-		_, err := provisioning.NextBinding(testContext(t), b.keb, c.req)
+		_, err := provisioning.Propose(testContext(t), b.keb, c.req)
 		if err == nil || !strings.Contains(err.Error(), c.mention) {
 			t.Errorf("NextBinding(%+v): %v; want an error mentioning %q", c.req, err, c.mention)
 		}
@@ -183,12 +183,11 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
 		GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 		GRANT SELECT ON hap.candidates_computed TO %[1]s;
-		GRANT SELECT ON hap.snapshot_instances TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
 		GRANT SELECT ON instances TO %[1]s`, role))
 	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
-	pick, err := provisioning.NextBinding(testContext(t), keb, provisioning.Request{
+	pick, err := provisioning.Propose(testContext(t), keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
 	})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {

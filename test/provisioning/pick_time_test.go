@@ -23,10 +23,10 @@ func TestALivePlacementSinceTheSnapshotCounts(t *testing.T) {
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 9, 1, limit(10))}, nil)
 	b.writeInstance(t, "live-1", "ga-a", "b-1")
 
-	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{
+	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
 	})
-	if err != nil || !pick.ClaimNew || pick.Held != 1 {
+	if err != nil || !pick.ClaimNew || len(pick.Held) != 1 {
 		t.Fatalf("pick after a live placement filled b-1 to its limit of 10: %+v, %v; want ClaimNew holding 1", pick, err)
 	}
 }
@@ -137,9 +137,9 @@ func TestABindingClaimedByAnotherGAIsNeverPickedForTheFormerOne(t *testing.T) {
 func TestAnEmptySharedPoolIsNoClaim(t *testing.T) {
 	b := newBed(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 0, 1, limit(10))}, nil)
-	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws"})
-	if !errors.Is(err, provisioning.ErrNoSharedBinding) || pick.ClaimNew {
-		t.Fatalf("shared pick in an empty pool: %+v, %v; want ErrNoSharedBinding", pick, err)
+	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws"})
+	if !errors.Is(err, provisioning.ErrSharedPoolEmpty) || pick.ClaimNew {
+		t.Fatalf("shared pick in an empty pool: %+v, %v; want ErrSharedPoolEmpty", pick, err)
 	}
 }
 
@@ -157,7 +157,7 @@ func TestASharedPickCountsPlacementsSinceTheSnapshot(t *testing.T) {
 		t.Fatalf("shared pick after two live placements on s-1: %s, want s-2", got)
 	}
 	// KEB applies no limit in a shared pool, whatever its allowlist says.
-	pick, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{InstanceID: "i-2", HyperscalerType: "aws",
+	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-2", HyperscalerType: "aws",
 		Account: &provisioning.Account{MultiAccount: true, Limit: 1}})
 	if err != nil || pick.Binding != "s-1" {
 		t.Fatalf("shared pick with KEB's limit of 1 for dedicated pools: %+v, %v; want s-1", pick, err)
@@ -193,11 +193,11 @@ func TestKEBsAccountDecisionOverridesTheTables(t *testing.T) {
 	req := func(id string, account *provisioning.Account) provisioning.Request {
 		return provisioning.Request{InstanceID: id, GlobalAccountID: "ga-a", HyperscalerType: "aws", Account: account}
 	}
-	pick, err := provisioning.NextBinding(testContext(t), b.keb, req("i-1", &provisioning.Account{MultiAccount: true, Limit: 5}))
+	pick, err := provisioning.Propose(testContext(t), b.keb, req("i-1", &provisioning.Account{MultiAccount: true, Limit: 5}))
 	if err != nil || !pick.ClaimNew {
 		t.Fatalf("KEB's limit of 5 on a binding holding 5: %+v, %v; want ClaimNew", pick, err)
 	}
-	pick, err = provisioning.NextBinding(testContext(t), b.keb, req("i-2", &provisioning.Account{}))
+	pick, err = provisioning.Propose(testContext(t), b.keb, req("i-2", &provisioning.Account{}))
 	if err != nil || pick.Binding != "b-1" {
 		t.Fatalf("a GA KEB does not allow several bindings: %+v, %v; want b-1, no limit", pick, err)
 	}
@@ -205,12 +205,12 @@ func TestKEBsAccountDecisionOverridesTheTables(t *testing.T) {
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 0, 1, limit(10)), candidate("ga-a", "b-2", 0, 2, limit(10))}, nil)
 	b.exec(t, `DELETE FROM hap.binding_reservations`)
 	b.exec(t, `UPDATE hap.binding_candidates SET reserved = 0`)
-	_, err = provisioning.NextBinding(testContext(t), b.keb, req("i-3", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2}))
+	_, err = provisioning.Propose(testContext(t), b.keb, req("i-3", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2}))
 	if !errors.Is(err, provisioning.ErrGuarded) {
 		t.Fatalf("two empty bindings under KEB's guard of 2: %v; want ErrGuarded", err)
 	}
 	b.writeInstance(t, "live-1", "ga-a", "b-2")
-	if pick, err := provisioning.NextBinding(testContext(t), b.keb, req("i-4", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2})); err != nil || pick.Binding != "b-2" {
+	if pick, err := provisioning.Propose(testContext(t), b.keb, req("i-4", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2})); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("after a live placement the guard no longer holds: %+v, %v; want b-2", pick, err)
 	}
 }
@@ -322,23 +322,5 @@ func TestAReservationOfADeletedInstanceHoldsNoPlace(t *testing.T) {
 	b.exec(t, `UPDATE instances SET deleted_at = now() WHERE instance_id = 'i-1'`)
 	if got := b.mustPick(t, "i-2", "ga-a"); got != "b-1" {
 		t.Fatalf("pick after i-1 was deprovisioned before its binding was written: %s, want b-1, 2 of 3", got)
-	}
-}
-
-// KEB claimed a binding on its live path (a replica not switched yet, a
-// fall-back) and placed a cluster there: the table has not seen the binding
-// and cannot tell its pool, so rather than send KEB off to claim yet another
-// account it lets KEB's live path decide.
-func TestABindingClaimedOnTheLivePathIsLeftToTheLivePath(t *testing.T) {
-	b := newBed(t)
-	b.replace(t, []hap.Candidate{candidate("ga-a", "b-full", 3, 1, limit(3))}, nil)
-	b.writeInstance(t, "live-1", "ga-a", "b-live")
-	_, err := provisioning.NextBinding(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
-	if !errors.Is(err, provisioning.ErrStale) {
-		t.Fatalf("pick after a live claim the table has not seen: %v; want ErrStale", err)
-	}
-	// Another GA's answer is unchanged.
-	if _, claimNew, err := b.pick(testContext(t), "i-2", "ga-b"); err != nil || !claimNew {
-		t.Fatalf("another GA: claimNew %v, %v; want claimNew", claimNew, err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
-// Through KEB's own driver and pool (lib/pq, *sql.DB), NextBinding
-// prepares its statement once: the connection holds it named, and after a
+// Through KEB's own driver and pool (lib/pq, *sql.DB), a Client prepares
+// the pick once: the connection holds it named, and after a
 // few picks PostgreSQL runs its generic plan instead of planning each pick,
 // which was most of a pick's time. Unprepared, lib/pq leaves nothing on the
 // connection to find.
@@ -27,12 +27,13 @@ func TestKEBsPoolRunsThePickPreparedOnItsGenericPlan(t *testing.T) {
 	defer keb.Close()
 	// One connection: the statements it holds are the pool's.
 	keb.SetMaxOpenConns(1)
+	client := &provisioning.Client{DB: keb}
 	for i := range 10 {
 		id, ga := fmt.Sprintf("i-%d", i), fmt.Sprintf("ga-%d", i%2+1)
 		if err := b.requested(ctx, id, ga); err != nil {
 			t.Fatal(err)
 		}
-		pick, err := provisioning.NextBinding(ctx, keb, provisioning.Request{InstanceID: id, GlobalAccountID: ga, HyperscalerType: "aws"})
+		pick, err := client.Propose(ctx, provisioning.Request{InstanceID: id, GlobalAccountID: ga, HyperscalerType: "aws"})
 		if err != nil || pick.Binding == "" {
 			t.Fatalf("pick %d: %+v, %v", i, pick, err)
 		}
@@ -48,5 +49,14 @@ func TestKEBsPoolRunsThePickPreparedOnItsGenericPlan(t *testing.T) {
 	}
 	if generic+custom != 10 || generic == 0 {
 		t.Errorf("the prepared pick ran %d times on its generic plan and %d on custom ones; want all 10 on it, most on the generic plan", generic, custom)
+	}
+	// Close releases what the client prepared: nothing is left behind on
+	// KEB's connection.
+	if err := client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var left int
+	if err := keb.QueryRowContext(ctx, `SELECT count(*) FROM pg_prepared_statements WHERE NOT from_sql`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("after Close the connection holds %d prepared statements, %v; want none", left, err)
 	}
 }

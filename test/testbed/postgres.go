@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // superuser is the role initdb creates; it is trusted on local and
@@ -164,7 +166,8 @@ func (p *Postgres) urlFor(user *url.Userinfo, dbname string) string {
 // Port is the TCP port the server listens on.
 func (p *Postgres) Port() int { return p.port }
 
-// NewDatabase creates database name holding an empty KEB instances table
+// NewDatabase creates database name holding an empty KEB instances table,
+// with the index KEB adds for the read path (provisioning.KEBIndexMigrationUp),
 // and returns its superuser URL.
 func (p *Postgres) NewDatabase(ctx context.Context, name string) (string, error) {
 	if err := checkIdentifier("database name", name); err != nil {
@@ -175,6 +178,9 @@ func (p *Postgres) NewDatabase(ctx context.Context, name string) (string, error)
 	}
 	if err := p.Exec(ctx, name, KEBInstancesDDL); err != nil {
 		return "", fmt.Errorf("create KEB instances table in %s: %w", name, err)
+	}
+	if err := p.Exec(ctx, name, provisioning.KEBIndexMigrationUp); err != nil {
+		return "", fmt.Errorf("add KEB's index for the read path in %s: %w", name, err)
 	}
 	return p.URL(name), nil
 }

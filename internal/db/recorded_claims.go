@@ -1,0 +1,57 @@
+package db
+
+import (
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+// claimSettle is how much older than the snapshot a recorded claim must be
+// for the snapshot to speak for it: serve's snapshot comes from watch
+// caches, which may trail the API server by a moment.
+const claimSettle = time.Minute
+
+// recordedClaim is a claim KEB recorded with provisioning.RecordClaim.
+type recordedClaim struct {
+	GlobalAccountID string
+	Pool            hap.Pool
+}
+
+// holds says whether row is still the one the claim wrote: its GA and pool.
+func (c recordedClaim) holds(row candidateRow) bool {
+	return row.GlobalAccountID == c.GlobalAccountID && row.HyperscalerType == c.Pool.HyperscalerType && row.EUAccess == c.Pool.EUAccess
+}
+
+// sameGroup says whether the snapshot's row gives the binding to the GA and
+// pool that claimed it: the snapshot saw the claim.
+func (c recordedClaim) sameGroup(want hap.Candidate) bool {
+	return want.GlobalAccountID == c.GlobalAccountID && want.Pool == c.Pool
+}
+
+// keepRecordedClaims ends the records of claims the snapshot taken at
+// snapshotAt shows (made claimSettle or more before it) and returns the
+// others, by binding.
+func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[string]recordedClaim, error) {
+	settled := snapshotAt.Add(-claimSettle)
+	if err := tx.Exec("DELETE FROM "+s.table("recorded_claims")+" WHERE claimed_at <= ?", settled).Error; err != nil {
+		return nil, fmt.Errorf("end recorded claims the snapshot shows: %w", err)
+	}
+	var rows []struct {
+		BindingName     string
+		GlobalAccountID string
+		HyperscalerType string
+		EUAccess        bool
+	}
+	if err := tx.Raw("SELECT binding_name, global_account_id, hyperscaler_type, eu_access FROM " + s.table("recorded_claims")).
+		Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("read recorded claims: %w", err)
+	}
+	claims := make(map[string]recordedClaim, len(rows))
+	for _, r := range rows {
+		claims[r.BindingName] = recordedClaim{GlobalAccountID: r.GlobalAccountID, Pool: hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}}
+	}
+	return claims, nil
+}

@@ -1,0 +1,133 @@
+package provisioning
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Gardener is what Client.NextBinding asks Gardener, with KEB's own client
+// (common/gardener: GetCredentialsBinding, GetCredentialsBindings), to
+// confirm what the table proposes: the table is as of the job's snapshot,
+// Gardener is now.
+type Gardener interface {
+	// CredentialsBinding returns the named binding of KEB's namespace as
+	// Gardener has it now; found is false when it does not exist.
+	CredentialsBinding(ctx context.Context, name string) (b Binding, found bool, err error)
+	// CredentialsBindings lists the bindings of KEB's namespace that
+	// labelSelector selects, in the API server's order.
+	CredentialsBindings(ctx context.Context, labelSelector string) ([]Binding, error)
+}
+
+// Binding is what the confirmation reads of a CredentialsBinding.
+type Binding struct {
+	Name   string
+	Labels map[string]string
+	// ProviderType is the binding's provider.type; "" when unknown.
+	ProviderType string
+}
+
+// confirmAttempts bounds how many of the table's proposals Gardener may
+// reject in one call before NextBinding hands the request to KEB's live
+// path (ErrRejected): each rejection is withdrawn from the table, so a
+// second proposal is another binding.
+const confirmAttempts = 3
+
+// NextBinding is the table's pick for req, confirmed by Gardener, within
+// the client's timeout for each statement and each call to Gardener:
+//   - Pick.Binding: Gardener shows the binding as KEB's selector for req
+//     returns it now (TenantSelector), of the runtime's provider; provision
+//     on it. A binding Gardener rejects is withdrawn from the table (until
+//     a snapshot taken after shows it fit again) and the table proposes the
+//     next one, up to confirmAttempts; then ErrRejected.
+//   - Pick.ClaimNew: Gardener lists exactly the bindings of the GA the
+//     table holds (Pick.Held), all at their limit by KEB's count now; KEB
+//     claims one, then calls RecordClaim.
+//   - ErrGuarded: the same, and none holds an active instance of the GA:
+//     KEB's guard; KEB fails the provisioning.
+//   - ErrClaimedSince: Gardener's bindings of the GA are not the table's:
+//     KEB takes its live path.
+//   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
+//     database or Gardener: KEB takes its live path (LivePath).
+//
+// KEB's instance row must exist before the call (KEB creates it at the
+// provision request): a reservation counts only while that row is active
+// and has no binding yet, so picking before the row exists would let the
+// binding fill past its limit.
+func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
+	if c.Gardener == nil {
+		return Pick{}, fmt.Errorf("next binding for instance %q: the client has no Gardener to confirm the table's proposals with", req.InstanceID)
+	}
+	req = c.request(req)
+	var rejected []string
+	for attempt := 0; attempt < confirmAttempts; attempt++ {
+		pick, err := c.Propose(ctx, req)
+		switch {
+		case err == nil && pick.Binding != "":
+			reason, err := c.confirmBinding(ctx, req, pick.Binding)
+			if err != nil || reason == "" {
+				return pick, err
+			}
+			rejected = append(rejected, fmt.Sprintf("%s (%s)", pick.Binding, reason))
+			if err := c.reject(ctx, req, pick.Binding, reason); err != nil {
+				return Pick{}, err
+			}
+		case err == nil && pick.ClaimNew, isGuarded(err):
+			if cerr := c.confirmHeld(ctx, req, pick.Held); cerr != nil {
+				return Pick{TableAge: pick.TableAge}, cerr
+			}
+			return pick, err
+		default:
+			return pick, err
+		}
+	}
+	return Pick{}, fmt.Errorf("next binding for instance %q: Gardener rejected %s: %w", req.InstanceID, strings.Join(rejected, ", "), ErrRejected)
+}
+
+// confirmBinding asks Gardener for the proposed binding and says why it is
+// unfit for req, "" when it is fit.
+func (c *Client) confirmBinding(ctx context.Context, req Request, name string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	b, found, err := c.Gardener.CredentialsBinding(ctx, name)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("next binding for instance %q: confirm binding %q in Gardener: %w", req.InstanceID, name, err)
+	case !found:
+		return "it no longer exists", nil
+	}
+	return req.rejects(b), nil
+}
+
+// confirmHeld asks Gardener for the GA's bindings of the pool, with KEB's
+// own selector, and answers ErrClaimedSince unless they are exactly held.
+func (c *Client) confirmHeld(ctx context.Context, req Request, held []string) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	listed, err := c.Gardener.CredentialsBindings(ctx, req.TenantSelector())
+	if err != nil {
+		return fmt.Errorf("next binding for instance %q: list the global account's bindings in Gardener: %w", req.InstanceID, err)
+	}
+	inGardener := make([]string, 0, len(listed))
+	for _, b := range listed {
+		inGardener = append(inGardener, b.Name)
+	}
+	slices.Sort(inGardener)
+	if slices.Equal(inGardener, held) {
+		return nil
+	}
+	return fmt.Errorf("next binding for instance %q, global account %q: Gardener lists %v with %q, the table %v: %w",
+		req.InstanceID, req.GlobalAccountID, inGardener, req.TenantSelector(), held, ErrClaimedSince)
+}
+
+// reject withdraws a binding Gardener rejected, so that the table offers it
+// to nobody until a snapshot taken after shows it fit; the instance's
+// reservation on it becomes void and the next proposal drops it.
+func (c *Client) reject(ctx context.Context, req Request, name, reason string) error {
+	why := fmt.Sprintf("Gardener rejected it for global account %q, pool %s (euAccess %t): %s", req.GlobalAccountID, req.HyperscalerType, req.EUAccess, reason)
+	if err := c.withdraw(ctx, req.Schema, name, why); err != nil {
+		return fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
+	}
+	return nil
+}

@@ -1,0 +1,50 @@
+package provisioning
+
+import "errors"
+
+// The answers other than a binding or ClaimNew, one error each, told apart
+// with errors.Is. LivePath says which of them hand the request to KEB's
+// live path.
+var (
+	// ErrStale: the candidate table is older than Request.MaxAge, or was
+	// never computed: the job has not run for a while.
+	ErrStale = errors.New("candidate table too old to answer from")
+
+	// ErrClaimedSince: Gardener lists bindings of the GA in the pool that
+	// the table does not (claimed on KEB's live path, by a replica not
+	// switched, or labelled by hand since the job's snapshot), or the table
+	// lists bindings Gardener no longer does. Only KEB's live path, which
+	// lists them, can count them.
+	ErrClaimedSince = errors.New("the global account's bindings in Gardener are not the table's")
+
+	// ErrRejected: Gardener rejected every binding the table proposed
+	// (another tenant, dirty, another pool or provider, gone). Each
+	// rejected binding is withdrawn from the table until a newer snapshot.
+	ErrRejected = errors.New("Gardener rejected the table's proposals")
+
+	// ErrSharedPoolEmpty: the table holds no binding of the shared pool.
+	// Its membership may have changed since the snapshot (an operator
+	// adding a binding to an exhausted pool), so KEB's live path, which
+	// lists the pool now, decides.
+	ErrSharedPoolEmpty = errors.New("the table holds no binding of the shared pool")
+
+	// ErrGuarded: KEB's guard stops the GA (minBindingsForGuard): the GA
+	// holds at least that many bindings of the pool, Gardener lists exactly
+	// the bindings the table does, and none holds an active instance of the
+	// GA now. KEB fails the provisioning, as its live path does.
+	ErrGuarded = errors.New("provisioning guarded: the global account's bindings in this pool hold no active instance (minBindingsForGuard)")
+
+	// ErrClaimRefused: RecordClaim was asked something no retry can mend:
+	// an incomplete claim, or an instance that holds another binding.
+	ErrClaimRefused = errors.New("claim refused")
+)
+
+// LivePath says whether KEB resolves the binding on its live path after
+// NextBinding answered err: every error but ErrGuarded, which is KEB's own
+// verdict. A database or Gardener error is a live-path answer too: the
+// table could not answer, KEB's live path may.
+func LivePath(err error) bool {
+	return err != nil && !errors.Is(err, ErrGuarded)
+}
+
+func isGuarded(err error) bool { return errors.Is(err, ErrGuarded) }

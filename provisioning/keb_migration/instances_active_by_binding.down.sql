@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS instances_active_by_binding;
