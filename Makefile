@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build image test e2e vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test e2e pick-cost vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -84,6 +84,15 @@ bench: build ## on the real gardener-apiserver, measure run against its floor (p
 	bash hack/build-kube-apiserver.sh >/dev/null
 	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) run ./test/bench/cmd/hap-bench -binary bin/hap-reconciler -sizes $(BENCH_SIZES) -picks $(BENCH_PICKS)
+
+# A pick's cost at XL on PostgreSQL alone, through lib/pq and pgx, with and
+# without KEB's index, with 0 to 20,000 instances created in the last hour.
+PICK_COST_PICKS ?= 2000
+
+pick-cost: ## a pick's p50/p99 at XL (400,000 instance rows) by driver, KEB's index and recent instances of other GAs (about 10 minutes on 2 cores); figures in docs/benchmarks.md
+	bash hack/ensure-tools.sh
+	$(GO) test -count=1 -timeout 120m -run '^TestPickCostAtXL$$' -v ./test/provisioning/ \
+		-args -pick.cost -pick.cost.picks=$(PICK_COST_PICKS) -pick.cost.out=$(abspath bin/pick-cost.json)
 
 vet: ## go vet
 	$(GO) vet ./...

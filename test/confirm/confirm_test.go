@@ -165,4 +165,3 @@ func TestAPlacementOfAnOldInstanceCountsWhateverItsTiming(t *testing.T) {
 		t.Fatalf("KEB's live path: %+v, %v; want ClaimNew", live.Decision, err)
 	}
 }
-

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "github.com/lib/pq" // KEB's driver
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 	"k8s.io/client-go/dynamic"
@@ -127,7 +127,8 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	}
 	sc := testscene.Load(t, ctx, bed, "diff", l, jobConfig)
 	env := sc.Open(t, ctx, testscene.Wiring{Log: zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel))})
-	db, err := sql.Open("pgx", sc.World.DatabaseURL)
+	// KEB's driver, lib/pq: the Client prepares its statements on it.
+	db, err := sql.Open("postgres", sc.World.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,6 +145,13 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
 		client: &provisioning.Client{DB: db, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener()}, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
 	s := &stream{world: w, rng: rand.New(rand.NewPCG(seed, 0x5eed)), tally: newTally(seed)}
+	w.loseWithdrawal = func() bool {
+		lost := s.rng.IntN(4) == 0
+		if lost {
+			s.tally.WithdrawalsLost++
+		}
+		return lost
+	}
 	for range 2 {
 		c, err := w.request(ctx, "ga-2", awsPool, false)
 		if err == nil {
@@ -247,11 +255,15 @@ type tally struct {
 	NeedlessByCause map[string]int `json:"needlessClaimsByCause"`
 	SharedClaimed   int            `json:"sharedBindingsClaimed"`
 	CrossTenant     int            `json:"crossTenantPicks"`
+	DirtyUsed       int            `json:"dirtyOrWithdrawnBindingsUsed"`
 	// TwoReplicaClaims are counted apart: KEB's own live path claims twice
 	// when two replicas resolve for one GA at once.
 	TwoReplicaClaims int            `json:"claimsByTwoReplicasAtOnce"`
 	PicksByPhase     map[string]int `json:"picksByPhase"`
 	LivePlacements   int            `json:"livePlacements"`
+	WithdrawalsLost  int            `json:"withdrawalsLost"`
+	OperatorLabels   int            `json:"bindingsRetiredByOperators"`
+	SharedAdded      int            `json:"sharedBindingsAdded"`
 	ClaimsFailed     int            `json:"claimsFailedPoolEmpty"`
 	JobRuns          map[string]int `json:"jobRuns"`
 	Steps            int            `json:"steps"`
@@ -295,6 +307,8 @@ func (t *tally) add(phase, outcome string, detail func() string) {
 		t.SharedClaimed++
 	case outcomeCrossTenant:
 		t.CrossTenant++
+	case outcomeDirtyUsed:
+		t.DirtyUsed++
 	case outcomeTwoReplicaClaim:
 		t.TwoReplicaClaims++
 		failing = false
@@ -322,12 +336,12 @@ func (s *stream) report(t *testing.T) {
 	t.Logf("differential summary:\n%s", out)
 	t.Logf("declared differences:\n%s", declaredText())
 	tl := s.tally
-	if tl.OverFilled+tl.NeedlessClaims+tl.SharedClaimed+tl.CrossTenant+len(tl.Undeclared) == 0 {
+	if tl.OverFilled+tl.NeedlessClaims+tl.SharedClaimed+tl.CrossTenant+tl.DirtyUsed+len(tl.Undeclared) == 0 {
 		return
 	}
 	path := s.dumpLog(t)
-	t.Errorf("seed %d: %d over-filled, %d needless claims, %d shared claimed, %d cross-tenant, undeclared %v; actions in %s; replay with -differential.seed=%d -differential.picks=%d\n%s",
-		tl.Seed, tl.OverFilled, tl.NeedlessClaims, tl.SharedClaimed, tl.CrossTenant, tl.Undeclared, path, tl.Seed, *picksFlag,
+	t.Errorf("seed %d: %d over-filled, %d needless claims, %d shared claimed, %d cross-tenant, %d dirty or withdrawn used, undeclared %v; actions in %s; replay with -differential.seed=%d -differential.picks=%d\n%s",
+		tl.Seed, tl.OverFilled, tl.NeedlessClaims, tl.SharedClaimed, tl.CrossTenant, tl.DirtyUsed, tl.Undeclared, path, tl.Seed, *picksFlag,
 		strings.Join(tl.failures, "\n"))
 }
 

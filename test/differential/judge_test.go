@@ -9,11 +9,12 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
 )
 
-// The outcomes of a pick. The first four must never happen.
+// The outcomes of a pick. The first five must never happen.
 const (
 	outcomeAgree = "agree"
 
@@ -25,6 +26,9 @@ const (
 	outcomeSharedClaimed = "shared binding claimed"
 	// The table's binding is not labelled tenantName=<GA> now.
 	outcomeCrossTenant = "cross-tenant pick"
+	// The table's binding is labelled dirty now (retired by an operator, or
+	// freed by KEB's step whose withdrawal was lost).
+	outcomeDirtyUsed = "dirty or withdrawn binding used"
 
 	// ClaimNew because another replica's pick of the same moment took the
 	// last place: KEB's live path claims twice in that race too (each
@@ -40,6 +44,11 @@ const (
 	diffGardenerFull   = "job's deviation: Gardener's shoots fill the binding"
 	diffSharedOrder    = "shared order: shoots as of the snapshot"
 	diffUnknownBinding = "order: binding claimed on KEB's live path since the snapshot"
+	// Hand-offs: the table's answer sends KEB to its live path, which
+	// decides on the live state (the stream then acts as KEB's live path).
+	handOffClaimedSince = "hand-off: Gardener lists bindings of the GA the table does not"
+	handOffRejected     = "hand-off: Gardener rejected the table's proposals"
+	handOffSharedEmpty  = "hand-off: the table holds no binding of the shared pool"
 )
 
 var declaredDifferences = map[string]string{
@@ -51,6 +60,12 @@ var declaredDifferences = map[string]string{
 		"instance count is below it",
 	diffSharedOrder: "a shared pick orders by the snapshot's shoots plus the placements since; KEB counts the shoots " +
 		"now, so a shoot deleted since the snapshot still counts for the table",
+	handOffClaimedSince: "the GA's bindings in Gardener differ from the table's (claimed on KEB's live path, labelled by " +
+		"hand or withdrawn since the snapshot) where the table would claim or guard: KEB's live path decides",
+	handOffRejected: "Gardener rejected every binding the table proposed (dirty, another tenant, pool or provider): " +
+		"KEB's live path decides",
+	handOffSharedEmpty: "the table holds no binding of the shared pool (none at the snapshot, or added since): KEB's " +
+		"live path lists the pool now",
 	diffUnknownBinding: "KEB's live path claimed a binding without RecordClaim since the snapshot (or reclaimed one the free " +
 		"step withdrew); the table offers it from the job's next run on (a minute after the withdrawal), until then " +
 		"another binding of the GA below the limit",
@@ -80,8 +95,26 @@ func (pc pickCase) answer() string {
 // unexpected is a NextBinding error KEB would meet only with a broken
 // database: a failure of the bed, not a difference.
 func unexpected(err error) bool {
-	return err != nil && !errors.Is(err, provisioning.ErrStale) && !errors.Is(err, provisioning.ErrGuarded) &&
-		!errors.Is(err, provisioning.ErrNoSharedBinding)
+	for _, answer := range []error{provisioning.ErrStale, provisioning.ErrGuarded, provisioning.ErrSharedPoolEmpty,
+		provisioning.ErrClaimedSince, provisioning.ErrRejected} {
+		if errors.Is(err, answer) {
+			return false
+		}
+	}
+	return err != nil
+}
+
+// handOff names the hand-off err is, "" when it is none.
+func handOff(err error) string {
+	switch {
+	case errors.Is(err, provisioning.ErrClaimedSince):
+		return handOffClaimedSince
+	case errors.Is(err, provisioning.ErrRejected):
+		return handOffRejected
+	case errors.Is(err, provisioning.ErrSharedPoolEmpty):
+		return handOffSharedEmpty
+	}
+	return ""
 }
 
 // judge classifies a pick; the live state it reads is the moment of the
@@ -96,12 +129,14 @@ func (s *stream) judge(ctx context.Context, pc pickCase) (string, error) {
 	switch {
 	case errors.Is(pc.err, provisioning.ErrStale):
 		return diffStale, nil
+	case errors.Is(pc.err, provisioning.ErrSharedPoolEmpty):
+		return undeclared("no shared binding for a dedicated request"), nil
+	case handOff(pc.err) != "":
+		return handOff(pc.err), nil
 	case errors.Is(pc.err, provisioning.ErrGuarded) && pc.want.Guarded:
 		return outcomeAgree, nil
 	case errors.Is(pc.err, provisioning.ErrGuarded):
 		return undeclared("guarded where KEB's guard does not hold"), nil
-	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
-		return undeclared("no shared binding for a dedicated request"), nil
 	case pc.want.Guarded:
 		return undeclared("answered where KEB's guard stops the GA"), nil
 	case pc.got.ClaimNew:
@@ -116,10 +151,8 @@ func judgeShared(pc pickCase) string {
 		return diffStale
 	case pc.got.ClaimNew:
 		return outcomeSharedClaimed
-	case errors.Is(pc.err, provisioning.ErrNoSharedBinding) && pc.want.NoBinding:
-		return outcomeAgree
-	case errors.Is(pc.err, provisioning.ErrNoSharedBinding):
-		return undeclared("shared pool answered empty while KEB finds a binding")
+	case handOff(pc.err) != "":
+		return handOff(pc.err)
 	case pc.err != nil:
 		return undeclared("shared pick answered " + pc.err.Error())
 	case pc.want.NoBinding:
@@ -186,6 +219,9 @@ func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) 
 	}
 	if kebrules.TenantOf(b.GetLabels()) != gaOf(pc.c) {
 		return outcomeCrossTenant, nil
+	}
+	if _, dirty := b.GetLabels()[hap.LabelDirty]; dirty {
+		return outcomeDirtyUsed, nil
 	}
 	if !slices.Contains(pc.want.Held, got) {
 		return undeclared("a binding outside KEB's selector"), nil

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
 // stream is the seeded sequence of KEB's actions, with the job's runs
@@ -44,6 +48,8 @@ func (s *stream) step(ctx context.Context) error {
 		{"deprovision", 5 + len(s.active), s.deprovisionOne},
 		{"cleanup", 8, s.cleanupOne},
 		{"two replicas", 3, s.twoReplicas},
+		{"operator retires", 1, s.operatorRetires},
+		{"shared pool grows", 1, s.sharedPoolGrows},
 	}
 	if s.runJob != nil {
 		actions = append(actions, action{"job run", 3, s.jobRun})
@@ -128,10 +134,11 @@ func (s *stream) resolvePending(ctx context.Context) error {
 // multi-account decision for the runtime (provider aws).
 func (s *stream) requestFor(c *cluster) provisioning.Request {
 	req := provisioning.Request{InstanceID: c.instanceID, GlobalAccountID: c.ga,
-		HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EUAccess,
+		HyperscalerType: c.pool.HyperscalerType, EUAccess: c.pool.EUAccess, ProviderType: kebProvider,
 		Account: provisioning.AccountFor(s.keb.Config, s.keb.Config.MinBindingsForGuard, c.ga, kebProvider)}
 	if c.shared {
-		req.GlobalAccountID = ""
+		// The stream's shared pools are openstack's.
+		req.GlobalAccountID, req.ProviderType = "", "openstack"
 	}
 	return req
 }
@@ -179,10 +186,10 @@ func (s *stream) record(ctx context.Context, pc pickCase) error {
 // act is what KEB's resolve step does with the table's answer.
 func (s *stream) act(ctx context.Context, pc pickCase, req provisioning.Request) error {
 	switch {
-	case errors.Is(pc.err, provisioning.ErrStale):
-		return s.live(ctx, pc.c, pc.want)
-	case errors.Is(pc.err, provisioning.ErrGuarded), errors.Is(pc.err, provisioning.ErrNoSharedBinding):
+	case errors.Is(pc.err, provisioning.ErrGuarded):
 		return s.fail(ctx, pc.c, pc.err.Error())
+	case provisioning.LivePath(pc.err):
+		return s.live(ctx, pc.c, pc.want)
 	case pc.got.ClaimNew && pc.c.shared:
 		return s.fail(ctx, pc.c, "ClaimNew for a shared pool")
 	case pc.got.ClaimNew:
@@ -340,5 +347,41 @@ func (s *stream) claimBoth(ctx context.Context, cs [2]*cluster) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// operatorRetires is an operator labelling a claimed binding dirty by hand
+// to retire its account, outside KEB's free step: nothing withdraws it from
+// the table, Gardener's confirmation must keep it out of every pick.
+func (s *stream) operatorRetires(ctx context.Context) error {
+	claimed, err := s.keb.List(ctx, "tenantName,!dirty,!internal")
+	if err != nil || len(claimed) == 0 {
+		return err
+	}
+	b := claimed[s.rng.IntN(len(claimed))]
+	labels := maps.Clone(b.GetLabels())
+	labels[hap.LabelDirty] = "true"
+	if err := s.update(ctx, b, labels); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("operator: retire %s: %w", b.GetName(), err)
+	}
+	s.tally.OperatorLabels++
+	s.note("operator: %s dirty by hand", b.GetName())
+	return nil
+}
+
+// sharedPoolGrows is an operator adding a binding to a shared pool, the
+// empty one first: the table holds it from the job's next run on, KEB's
+// live path at once.
+func (s *stream) sharedPoolGrows(ctx context.Context) error {
+	p := emptySharedPool
+	if s.rng.IntN(2) == 0 {
+		p = sharedPool
+	}
+	b := s.sc.Landscape.AddBinding(landscape.BindingSpec{Pool: p, Shared: true})
+	if err := landscape.CreateBinding(ctx, s.sc.Bed.Kube, s.sc.World.Namespace, b); err != nil {
+		return fmt.Errorf("operator: add %s to %s: %w", b.Name, p, err)
+	}
+	s.tally.SharedAdded++
+	s.note("operator: %s added to shared pool %s", b.Name, p)
 	return nil
 }

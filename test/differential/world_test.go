@@ -54,6 +54,9 @@ type world struct {
 	// has taken the provision request, the resolve step is still to come.
 	pending []*cluster
 	active  []*cluster
+	// loseWithdrawal says whether the free step's withdrawal is lost this
+	// time (the free step logs the error and carries on).
+	loseWithdrawal func() bool
 	// log is every action taken, the sequence a failure is replayed from.
 	log []string
 }
@@ -246,6 +249,10 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("free step: mark %s dirty: %w", binding, err)
+		}
+		if w.loseWithdrawal() {
+			w.note("free step: %s dirty, its withdrawal lost", binding)
+			return nil
 		}
 		w.note("free step: %s dirty, withdrawn", binding)
 		return w.client.WithdrawBinding(ctx, provisioning.Withdrawal{BindingName: binding})
