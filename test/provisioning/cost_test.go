@@ -16,6 +16,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 var (
@@ -54,7 +55,7 @@ func TestPickCostAtXL(t *testing.T) {
 		t.Skip("a measurement: make pick-cost")
 	}
 	b := newBed(t)
-	ctx := testContext(t)
+	ctx := testbed.Context(t, 90*time.Minute)
 	rows := make([]hap.Candidate, 0, costBindings)
 	for k := range costBindings {
 		rows = append(rows, candidate(fmt.Sprintf("ga-%d", k%costGAs), fmt.Sprintf("b-%d", k), 10, 1+k/costGAs, limit(100)))
