@@ -277,7 +277,11 @@ func testListWhenAServerStopsMidList(t *testing.T, kube *testbed.Kube, down test
 		t.Fatalf("after %s came back: %d shoots, %v; want %d", down, len(got), err, len(want))
 	}
 
-	patient := wait.Backoff{Duration: 100 * time.Millisecond, Factor: 1.5, Steps: 40, Cap: 2 * time.Second}
+	// Up to two minutes, a try every half second: gardener-apiserver takes
+	// 5 to 6 s to start on a quiet machine, far longer on a busy one. (A
+	// Backoff with a Cap stops at the first step that reaches it, after
+	// about 5 s here: too short for a restart.)
+	patient := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1, Steps: 240}
 	c, err = NewClient(kube.Config(), ns, 3, WithRetry(patient), stopOnce(true))
 	if err != nil {
 		t.Fatal(err)

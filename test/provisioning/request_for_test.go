@@ -40,6 +40,9 @@ func TestRequestForFollowsKEBsRules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := provisioning.RequestFor(rs, tc.rt)
+		// The request names the runtime's provider: Gardener's confirmation
+		// rejects a binding of another one.
+		tc.want.ProviderType = tc.rt.ProviderType
 		if err != nil || got != tc.want {
 			t.Errorf("%+v: %+v, %v; want %+v", tc.rt, got, err, tc.want)
 		}
