@@ -1,10 +1,13 @@
 package provisioning_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
@@ -148,5 +151,49 @@ func TestRecordClaimRefusesIncompleteClaims(t *testing.T) {
 	}
 	if r := b.reserved(t); len(r) != 0 {
 		t.Fatalf("refused claims left rows: %v", r)
+	}
+}
+
+// A claim no retry can mend is refused as such (ErrClaimRefused), and
+// Client.RecordClaim gives up once its ClaimBudget is spent, whatever the
+// caller's context: here a transaction holds the claimed binding's row and
+// the caller's context has no deadline at all.
+func TestRecordClaimIsRefusedByTypeAndBoundedByItsBudget(t *testing.T) {
+	b := newBed(t)
+	ctx := testContext(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(5))}, nil)
+	client := &provisioning.Client{DB: b.keb, Timeout: 200 * time.Millisecond, ClaimBudget: time.Second}
+	defer client.Close()
+
+	picked := b.mustPick(t, "i-picked", "ga-a")
+	err := client.RecordClaim(ctx, provisioning.Claim{Request: provisioning.Request{InstanceID: "i-picked", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
+		BindingName: "b-other", Limit: limit(5)})
+	if !errors.Is(err, provisioning.ErrClaimRefused) || !strings.Contains(err.Error(), picked) {
+		t.Fatalf("claim for an instance that holds %s: %v; want ErrClaimRefused", picked, err)
+	}
+
+	blocker, err := b.keb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = blocker.Rollback() }()
+	if _, err := blocker.ExecContext(ctx, `INSERT INTO hap.recorded_claims (binding_name, global_account_id, hyperscaler_type, eu_access, claimed_at)
+		VALUES ('b-locked', 'ga-a', 'aws', false, now())`); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.requested(ctx, "i-claim", "ga-a"); err != nil {
+		t.Fatal(err)
+	}
+	claim := provisioning.Claim{Request: provisioning.Request{InstanceID: "i-claim", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
+		BindingName: "b-locked", Limit: limit(5)}
+	err = client.RecordClaim(context.Background(), claim)
+	if err == nil || errors.Is(err, provisioning.ErrClaimRefused) || !strings.Contains(err.Error(), "gave up after 1s") {
+		t.Fatalf("claim while its row is held: %v; want a retryable error once the 1s budget is spent", err)
+	}
+	if err := blocker.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.RecordClaim(ctx, claim); err != nil {
+		t.Fatalf("the same claim once the row is free: %v", err)
 	}
 }
