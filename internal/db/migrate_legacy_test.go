@@ -85,7 +85,6 @@ var oneRowEach = []struct {
 	{6, "candidate_rewrites", "(written_at, snapshot_at) VALUES (now(), now())"},
 	{6, "shadow_picks", `(instance_id, global_account_id, hyperscaler_type, eu_access, keb_binding, table_answer, outcome, picked_at)
 		VALUES ('i-8', 'ga-a', 'aws', false, 'b-1', 'b-1', 'agree', now())`},
-	{8, "snapshot_instances", "(instance_id, binding_name, owner) VALUES ('i-7', 'b-1', 'ga-a')"},
 	{8, "recorded_claims", "(binding_name, global_account_id, hyperscaler_type, eu_access, claimed_at) VALUES ('b-4', 'ga-a', 'aws', false, now())"},
 }
 

@@ -300,15 +300,15 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	if _, err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).MigrateDown(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) || !containsAll(err.Error(), `schema "hap" needs version 8`, "at version 7") {
-		t.Errorf("RequireCurrentSchema on a schema at 7: %v", err)
+	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) || !containsAll(err.Error(), `schema "hap" needs version 9`, "at version 8") {
+		t.Errorf("RequireCurrentSchema on a schema at 8: %v", err)
 	}
 	var pgErr *pgconn.PgError
 	if err := s.Migrate(ctx); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
-		t.Errorf("Migrate as the runtime role on a schema at 7: %v, want permission denied (42501)", err)
+		t.Errorf("Migrate as the runtime role on a schema at 8: %v, want permission denied (42501)", err)
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v.Version != 7 || v.Dirty {
-		t.Errorf("after the refused migrate: %+v, %v; want version 7, clean", v, err)
+	if v, err := s.SchemaVersion(ctx); err != nil || v.Version != 8 || v.Dirty {
+		t.Errorf("after the refused migrate: %+v, %v; want version 8, clean", v, err)
 	}
 }
 
