@@ -13,7 +13,7 @@ import (
 // kebReadTables are the job's tables KEB's read path reads and writes
 // (provisioning: NextBinding, RecordClaim, WithdrawBinding).
 var kebReadTables = []string{"binding_candidates", "candidates_computed", "binding_reservations", "withdrawn_bindings",
-	"snapshot_instances", "recorded_claims"}
+	"recorded_claims"}
 
 // noPolicyConfig sets no multi-account policy: a workstation without KEB's
 // variables (policy source none).
@@ -95,10 +95,9 @@ func (s *scene) plantWhatARunWouldChange(t *testing.T) {
 INSERT INTO hap.binding_reservations (instance_id, binding_name, global_account_id, hyperscaler_type, eu_access, reserved_at)
 VALUES ('inst-expired', 'ali-b', 'ga-ali', 'alicloud', false, now() - interval '30 days');
 UPDATE hap.binding_candidates SET reserved = reserved + 1 WHERE binding_name = 'ali-b';
-INSERT INTO hap.withdrawn_bindings (binding_name, withdrawn_at) VALUES ('ali-a', now() - interval '1 hour');
+INSERT INTO hap.withdrawn_bindings (binding_name, withdrawn_at, reason) VALUES ('ali-a', now() - interval '1 hour', 'KEB''s free step marked it dirty');
 INSERT INTO hap.recorded_claims (binding_name, global_account_id, hyperscaler_type, eu_access, claimed_at)
-VALUES ('ali-c', 'ga-ali', 'alicloud', false, now() - interval '1 hour');
-INSERT INTO hap.snapshot_instances (instance_id, binding_name, owner) VALUES ('inst-gone', 'ali-c', 'ga-ali');`)
+VALUES ('ali-c', 'ga-ali', 'alicloud', false, now() - interval '1 hour');`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,22 +12,22 @@ import (
 func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
 	logs := s.mustRun(t, "migrate")
-	if !strings.Contains(logs, `"msg":"applied migrations"`) || !strings.Contains(logs, `"1_job_tables"`) || !strings.Contains(logs, `"8_pick_time"`) {
+	if !strings.Contains(logs, `"msg":"applied migrations"`) || !strings.Contains(logs, `"1_job_tables"`) || !strings.Contains(logs, `"9_pick_confirmed"`) {
 		t.Fatalf("the first migrate does not log the migrations it applied:\n%s", logs)
 	}
-	if logs := s.mustRun(t, "migrate"); strings.Contains(logs, "applied migrations") || !strings.Contains(logs, `"version":8`) {
+	if logs := s.mustRun(t, "migrate"); strings.Contains(logs, "applied migrations") || !strings.Contains(logs, `"version":9`) {
 		t.Fatalf("the second migrate should apply nothing and say the version:\n%s", logs)
 	}
 	logs = s.mustRun(t, "migrate", "--down", "2")
-	if !strings.Contains(logs, `"msg":"reverted migrations"`) || !strings.Contains(logs, `["8_pick_time","7_release_audit_exact"]`) ||
-		!strings.Contains(logs, `"version":6`) {
+	if !strings.Contains(logs, `"msg":"reverted migrations"`) || !strings.Contains(logs, `["9_pick_confirmed","8_pick_time"]`) ||
+		!strings.Contains(logs, `"version":7`) {
 		t.Fatalf("migrate --down 2 does not log what it reverted and the version left:\n%s", logs)
 	}
 	before := s.schemaText(t)
 
 	code, _, logs := s.cli(t, "run", "--dry-run")
 	line := oneLine(t, code, logs)
-	for _, want := range []string{"a dry run applies no migration: run `hap-reconciler migrate` first", `schema "hap" needs version 8 and it is at version 6`} {
+	for _, want := range []string{"a dry run applies no migration: run `hap-reconciler migrate` first", `schema "hap" needs version 9 and it is at version 7`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("%q does not say %q", line, want)
 		}
@@ -43,7 +43,7 @@ func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 		t.Fatalf("serve --dry-run changed the schema:\n%s\nbefore:\n%s", after, before)
 	}
 
-	if logs := s.mustRun(t, "migrate"); !strings.Contains(logs, `["7_release_audit_exact","8_pick_time"]`) {
+	if logs := s.mustRun(t, "migrate"); !strings.Contains(logs, `["8_pick_time","9_pick_confirmed"]`) {
 		t.Fatalf("migrate after --down 2 should apply 7 and 8 again:\n%s", logs)
 	}
 	s.mustRun(t, "run", "--dry-run")
