@@ -39,6 +39,10 @@ func (r Reader) Report(ctx context.Context, ga string, live bool, shadowSince ti
 		if err != nil {
 			return Report{}, err
 		}
+		if why := hap.Implausible(f.Tally); why != "" {
+			// The report still shows what it sees; a run would refuse it.
+			r.Log.Warn("a run would refuse this picture and change nothing: check the namespace and the kubeconfig", zap.String("why", why))
+		}
 		rep := BuildReport(f.Candidates(), f.Findings(), ga)
 		rep.Source, rep.ComputedAt = "live", r.Now()
 		return rep, knownGA(rep, ga)

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
@@ -161,5 +163,19 @@ func TestAReportOfATableNeverWrittenSaysSo(t *testing.T) {
 	}
 	if js, _ := json.Marshal(rep); strings.Contains(string(js), "computedAt") {
 		t.Errorf("JSON of a table never written carries a computedAt: %s", js)
+	}
+}
+
+// report --live on a picture a run would refuse (a wrong namespace) still
+// prints what it sees, and warns that a run would change nothing on it.
+func TestALiveReportWarnsOfAPictureARunWouldRefuse(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	r := newReader(t, &fakeTables{}, &fakeSnapshot{instances: []hap.InstanceCount{{BindingName: "aws-1", GlobalAccountID: "ga-1", Active: 2}}})
+	r.Log = zap.New(core)
+	if _, err := r.Report(context.Background(), "", true, readerNow); err != nil {
+		t.Fatal(err)
+	}
+	if logs.FilterMessageSnippet("a run would refuse this picture").Len() != 1 {
+		t.Errorf("no warning of a picture a run would refuse: %v", logs.All())
 	}
 }
