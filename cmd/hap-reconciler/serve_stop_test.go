@@ -36,11 +36,13 @@ func TestServeStopsOnSIGTERMWhileItsFirstListIsRefused(t *testing.T) {
 	})
 
 	sigterm()
+	stopping := time.Now()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Fatalf("serve stopped with %v, want a clean stop", err)
 		}
+		t.Logf("serve stopped %s after SIGTERM", time.Since(stopping))
 	case <-time.After(10 * time.Second): // the bound; the first fill alone would wait 5 minutes
 		t.Fatal("serve did not stop within 10 s of SIGTERM during its first fill")
 	}
