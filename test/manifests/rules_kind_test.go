@@ -64,11 +64,3 @@ func TestTheAlertsAreOneObjectThatNeverVanishes(t *testing.T) {
 		t.Errorf("both rule kinds enabled: helm template %v, want it refused saying to enable one\n%s", err, out)
 	}
 }
-
-// KEB's Plutono (utils/local-monitoring) picks dashboards by this label.
-func TestTheDashboardIsLabelledForPlutono(t *testing.T) {
-	_, objs := render(t, helmBin(t), "kcp-system", project...)
-	if got := find(t, objs, "ConfigMap", "hap-reconciler-dashboard").GetLabels()["plutono-dashboard"]; got != "true" {
-		t.Errorf("dashboard ConfigMap label plutono-dashboard=%q, want \"true\"", got)
-	}
-}
