@@ -13,12 +13,15 @@ func checkCmd(g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that the job can work here: KEB's database with the job's role, the project's bindings and shoots, KEB's policy",
-		Long: `Connects as the job does and checks, writing nothing: KEB's instances and the
-job's candidate table can be read with the job's database role, the Gardener
-project's credentials bindings and shoots can be listed, and the
-multi-account policy in effect comes from KEB's variables (it is logged, as
-at every start). Exits 0 when all of that holds, 1 with a line saying what
-to check when not. The chart's helm test runs it.`,
+		Long: `Connects as the job does and checks, writing nothing, in the order to fix them:
+the Gardener project's credentials bindings and shoots can be listed with the
+job's credentials; KEB's instances and the job's candidate table can be read
+with the job's database role; the namespace lists the bindings KEB's database
+places its active instances on (not none, not far fewer: a run would refuse
+that picture); and the multi-account policy in effect comes from KEB's
+variables (it is logged, as at every start). Exits 0 when all of that holds,
+1 with one line naming every failure, the one to fix first first. The chart's
+helm test runs it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env, err := g.open(cmd.Context(), openForCheck)
@@ -34,7 +37,7 @@ to check when not. The chart's helm test runs it.`,
 				zap.String("namespace", res.Namespace),
 				zap.Int("bindingsWithActiveInstances", res.BindingsWithInstances),
 				zap.Int("candidateRows", res.CandidateRows),
-				zap.Bool("bindingsListed", res.FirstBinding),
+				zap.Int("bindings", res.Bindings),
 				zap.Bool("shootsListed", res.FirstShoot),
 				zap.String("policySource", res.PolicySource),
 				zap.String("limitsAndGuard", res.LimitsAndGuard))

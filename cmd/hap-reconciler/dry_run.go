@@ -18,8 +18,8 @@ type dryRunFlags struct {
 }
 
 func (f *dryRunFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.all, "dry-run", false, "decide and report everything, change no binding and nothing KEB reads (the candidate table, "+
-		"its reservations, the withdrawals, the recorded claims, the listed instances); the job's own records (drift, shadow, pool history, the would-release audit) are written. "+
+	fs.BoolVar(&f.all, "dry-run", false, "decide and log everything, write nothing at all: no binding, no table of the job's schema "+
+		"(the candidate table and what KEB reads beside it, the drift history, shadow picks, pool history, release clocks and audit), no counter, no push. "+
 		"run --dry-run applies no migration: on a schema not at this release's version it stops (exit 1)")
 	fs.BoolVar(&f.release, "release-dry-run", false, "only the release is a dry run: it decides and audits would-releases and changes no binding; "+
 		"every other job writes as usual, the candidate table included (the chart's release.dryRun)")

@@ -33,7 +33,7 @@ drops what those migrations added, rows included.`,
 			if down > 0 {
 				needs = openForMigrateDown
 			}
-			env, err := g.open(cmd.Context(), needs)
+			env, err := g.openSchema(cmd.Context(), needs)
 			if err != nil {
 				return err
 			}

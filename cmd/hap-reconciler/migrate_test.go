@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/app"
 )
 
 // migrate says what it applied and reverted; run --dry-run and serve
@@ -12,6 +14,9 @@ import (
 func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 	s := load(t, tinyLandscape(), plantedConfig)
 	logs := s.mustRun(t, "migrate")
+	if strings.Contains(logs, app.PolicyMessage) {
+		t.Errorf("migrate logs the multi-account policy, which it does not apply:\n%s", logs)
+	}
 	if !strings.Contains(logs, `"msg":"applied migrations"`) || !strings.Contains(logs, `"1_job_tables"`) || !strings.Contains(logs, `"9_pick_confirmed"`) {
 		t.Fatalf("the first migrate does not log the migrations it applied:\n%s", logs)
 	}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/internal/config"
 )
 
 // environment is the wired job a command works with.
@@ -34,8 +36,22 @@ func (g *globals) open(ctx context.Context, needs app.Needs) (*environment, erro
 }
 
 // inputs turns the flags, the configuration file and the environment
-// into what app opens the job with.
+// into what app opens the job with, and logs the policy in effect.
 func (g *globals) inputs(needs app.Needs) (app.Inputs, error) {
+	return g.inputsLogging(needs, app.LogConfig)
+}
+
+// openSchema wires the job for migrate: the database alone, and no policy
+// logged, since migrate decides nothing with it.
+func (g *globals) openSchema(ctx context.Context, needs app.Needs) (*environment, error) {
+	s, err := g.inputsLogging(needs, app.LogWarnings)
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, s, needs)
+}
+
+func (g *globals) inputsLogging(needs app.Needs, logConfig func(*zap.Logger, config.Config)) (app.Inputs, error) {
 	cfg, err := g.load()
 	if err != nil {
 		return app.Inputs{}, err
@@ -45,7 +61,7 @@ func (g *globals) inputs(needs app.Needs) (app.Inputs, error) {
 		return app.Inputs{}, err
 	}
 	routeKlog(log)
-	app.LogConfig(log, cfg)
+	logConfig(log, cfg)
 	s := app.Inputs{Config: cfg, Kubeconfig: g.kubeconfig, DatabaseURL: g.databaseURL, Getenv: g.getenv, Log: log}
 	switch {
 	case needs.Gardener && len(g.gardenerFiles) > 0:

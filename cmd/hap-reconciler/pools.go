@@ -140,8 +140,12 @@ func providerRefused(err error) error {
 		rules.FromRequest:        "--provider",
 		rules.FromPlatformRegion: "--platform-region",
 		rules.FromTrialDefault:   config.TrialProviderEnv,
+		rules.FromPlan:           "--plan",
 	}[pe.Input]
-	if pe.Value == "" {
+	switch {
+	case pe.Input == rules.FromPlan:
+		return fmt.Errorf("%s %q: %s", source, pe.Value, pe.Reason)
+	case pe.Value == "":
 		return fmt.Errorf("%s: plan %q: %s", source, pe.Plan, pe.Reason)
 	}
 	return fmt.Errorf("%s %q: plan %q: %s", source, pe.Value, pe.Plan, pe.Reason)

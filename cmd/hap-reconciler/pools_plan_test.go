@@ -50,7 +50,7 @@ func TestPoolsPlanTakesTheProviderKEBGivesTheRuntime(t *testing.T) {
 		{"gdch", nil, []string{"--plan", "gdch", "--platform-region", "cf-eu10"}, "gdch", exitOK},
 		{"aws named azure", nil, []string{"--plan", "aws", "--provider", "azure"}, `--provider "azure": plan "aws": disagrees with the plan, which always runs on aws`, exitUsage},
 		{"a plan newer than the table, with its provider", nil, []string{"--plan", "newplan", "--provider", "alicloud", "--platform-region", "cf-cn40"}, "alicloud_cf-cn40", exitOK},
-		{"a plan newer than the table, without", nil, []string{"--plan", "newplan"}, `--provider: plan "newplan"`, exitUsage},
+		{"a plan newer than the table, without", nil, []string{"--plan", "newplan"}, `--plan "newplan": is not in the job's plan table`, exitUsage},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

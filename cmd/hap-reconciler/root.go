@@ -108,6 +108,10 @@ func (g *globals) load() (config.Config, error) {
 		return cfg, err
 	}
 	g.overrides.apply(&cfg)
+	// A flag that overrides a key is checked as the key is.
+	if err := config.CheckPushgatewayURL("--pushgateway-url", g.overrides.pushgatewayURL); err != nil {
+		return cfg, err
+	}
 	return cfg, nil
 }
 

@@ -65,7 +65,12 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 				env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
 				return nil
 			}
-			if url := env.Config.Metrics.PushgatewayURL; url != "" {
+			switch url := env.Config.Metrics.PushgatewayURL; {
+			case url != "" && dry.mode().WritesNothing():
+				// The gateway's group is what the alerts read: a dry run's
+				// success must not make a stale job look fresh.
+				env.Log.Info("dry run: the run's metrics are not pushed", zap.String("pushgateway", redact.String(url)))
+			case url != "":
 				pushMetrics(cmd.Context(), env, url)
 			}
 			if err != nil {

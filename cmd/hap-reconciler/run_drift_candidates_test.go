@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/config"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
-	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 const plantedConfig = `
@@ -219,28 +217,4 @@ func keys[V any](m map[findingKey]V) []findingKey {
 		return cmp.Or(cmp.Compare(a.binding, b.binding), cmp.Compare(a.kind, b.kind), cmp.Compare(a.ga, b.ga))
 	})
 	return out
-}
-
-func TestAWrongNamespaceKeepsThePreviousCandidateTable(t *testing.T) {
-	l := landscape.Generate(landscape.Options{Seed: 8, GlobalAccounts: 2})
-	s := load(t, l, plantedConfig)
-	s.mustRun(t, "run", "--jobs", "candidates")
-	before := s.candidateRows(t)
-	if len(before) == 0 {
-		t.Fatal("the landscape has candidates")
-	}
-	empty, err := bed.Kube.NewNamespace(testContext(t), "garden-empty")
-	if err != nil {
-		t.Fatal(err)
-	}
-	elsewhere := *s.Scene
-	elsewhere.World = &testbed.World{Namespace: empty, DatabaseName: s.World.DatabaseName, DatabaseURL: s.World.DatabaseURL}
-	wrong := scene{&elsewhere}
-	code, _, stderr := wrong.cli(t, "run", "--jobs", "candidates")
-	if code != exitFailed || !strings.Contains(stderr, "keeping the previous candidate table") {
-		t.Fatalf("exit %d, want %d with a clear line; stderr:\n%s", code, exitFailed, stderr)
-	}
-	if after := s.candidateRows(t); !reflect.DeepEqual(after, before) {
-		t.Fatalf("candidate table changed:\nbefore %v\nafter  %v", before, after)
-	}
 }

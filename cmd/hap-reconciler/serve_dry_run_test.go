@@ -13,15 +13,14 @@ import (
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
-// serve --dry-run: the scheduled release decides and audits would-releases
-// and changes no binding.
+// serve --release-dry-run (the chart's release.dryRun): the scheduled
+// release decides and audits would-releases and changes no binding.
 func TestServeDryRunReleasesNothing(t *testing.T) {
 	l := landscape.New(17)
 	aws := hap.Pool{HyperscalerType: "aws"}
 	l.AddBinding(landscape.BindingSpec{Name: "aws-empty", Pool: aws, GlobalAccountID: "ga-gone"})
 	s := load(t, l, "release:\n  gracePeriod: 0s\n"+schedules("@every 1h", "@every 1h", "@every 1s", "@every 1h"))
-	s.mustRun(t, "migrate") // a dry run serves only on a schema at this release's version
-	s.serveDryRun(t, dryRunFlags{all: true})
+	s.serveDryRun(t, dryRunFlags{release: true, allowNoPolicy: true})
 	var outcome string
 	waitFor(t, "a scheduled release to audit aws-empty", func() bool {
 		history, err := s.Store(t, testContext(t)).ReleaseHistory(testContext(t))
@@ -33,7 +32,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 		return true
 	})
 	if outcome != hap.OutcomeWouldRelease {
-		t.Fatalf("serve --dry-run audited %q, want %q", outcome, hap.OutcomeWouldRelease)
+		t.Fatalf("serve --release-dry-run audited %q, want %q", outcome, hap.OutcomeWouldRelease)
 	}
 	client, err := dynamic.NewForConfig(bed.Kube.Config())
 	if err != nil {
@@ -44,7 +43,7 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	if labels := b.GetLabels(); labels[hap.LabelDirty] != "" || labels[hap.LabelTenantName] != "ga-gone" {
-		t.Fatalf("serve --dry-run changed the binding: %v", labels)
+		t.Fatalf("serve --release-dry-run changed the binding: %v", labels)
 	}
 }
 

@@ -117,7 +117,7 @@ func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 			env.Close()
 			return nil, err
 		}
-		ports.Gardener, env.watch = source.port, source.watch
+		ports.Gardener, ports.Namespace, env.watch = source.port, source.namespace, source.watch
 		env.Config.Namespace = source.namespace
 		if kubeconfig != nil {
 			kubeconfig.open = func(cfg *rest.Config) (gardenerSource, error) {

@@ -19,10 +19,12 @@ type CheckResult struct {
 	BindingsWithInstances int
 	// CandidateRows is how many rows of the job's candidate table were read.
 	CandidateRows int
-	// FirstBinding and FirstShoot say whether the project's first page of
-	// each list held anything (an empty project is not an error).
-	FirstBinding, FirstShoot bool
-	PolicySource             string
+	// Bindings is how many credentials bindings the namespace lists;
+	// FirstShoot says whether its first page of shoots held anything.
+	Bindings   int
+	FirstShoot bool
+	// PolicySource says where the multi-account policy comes from.
+	PolicySource string
 	// LimitsAndGuard says which configuration a pick's limit and guard come
 	// from: KEB's own when KEB passes provisioning.Request.Account, else the
 	// table's, decided with the job's copy of KEB's variables.
@@ -30,46 +32,78 @@ type CheckResult struct {
 }
 
 // errSeenOne stops a list after its first item: Check proves that listing
-// works, it does not read the whole fleet.
+// shoots works, it does not read the whole fleet.
 var errSeenOne = errors.New("seen one")
 
 // Check exercises, with the identity and credentials the job runs with,
-// everything a run needs before it decides anything: KEB's database read
-// with the job's role (the run's own aggregate over KEB's instances, and the
-// job's candidate table), the project's credentials bindings and shoots
-// listed, and the multi-account policy taken from KEB's variables, as the
-// chart sets them. It writes nothing. Each failure says what to check.
+// everything a run needs before it decides anything, in the order to fix
+// them: the Gardener credentials (the project's bindings and shoots listed),
+// KEB's database read with the job's role (the run's own aggregate over
+// KEB's instances, and the job's candidate table), the two together (a
+// namespace that lists no binding, or far fewer than KEB's database uses,
+// is the wrong one: hap.Implausible, as a run refuses it), and the
+// multi-account policy taken from KEB's variables, as the chart sets them.
+// It writes nothing. Every check runs that can; the error lists each
+// failure, the one to fix first first, with what to check.
 func Check(ctx context.Context, env *Env) (CheckResult, error) {
 	res := CheckResult{Namespace: env.Config.Namespace, PolicySource: env.Config.PolicySource,
 		LimitsAndGuard: "KEB's configuration for a request carrying provisioning.Request.Account; otherwise the table's, from " + env.Config.PolicySource}
-	if !strings.HasPrefix(env.Config.PolicySource, config.SourceEnvironment) {
-		return res, fmt.Errorf("the multi-account policy does not come from KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables (source: %q): "+
-			"install the chart with the values file KEB is deployed with, whose hap block sets them", env.Config.PolicySource)
+	var failed []string
+	bindings, err := checkGardener(ctx, env, &res)
+	if err != nil {
+		failed = append(failed, err.Error())
 	}
 	read, err := env.Runner.Store.ReadInstanceCounts(ctx)
 	if err != nil {
-		return res, fmt.Errorf("reading KEB's instances with the job's role: %w", err)
+		failed = append(failed, fmt.Sprintf("reading KEB's instances with the job's role: %v", err))
+	} else {
+		res.BindingsWithInstances = len(read.Counts)
+		if rows, err := env.Reports.Candidates(ctx, ""); err != nil {
+			failed = append(failed, fmt.Sprintf("reading the job's candidate table with the job's role: %v", err))
+		} else {
+			res.CandidateRows = len(rows)
+		}
 	}
-	res.BindingsWithInstances = len(read.Counts)
-	rows, err := env.Reports.Candidates(ctx, "")
-	if err != nil {
-		return res, fmt.Errorf("reading the job's candidate table with the job's role: %w", err)
+	if len(failed) == 0 {
+		if why := hap.Implausible(hap.NewShootCounter(read.Counts).Tally(bindings)); why != "" {
+			failed = append(failed, fmt.Sprintf("namespace %q is not the one KEB provisions in: %s; set the namespace (hapReconciler.gardener.namespace or KEB's gardener.project) "+
+				"and the kubeconfig to KEB's Gardener project, every run refuses this picture", res.Namespace, why))
+		}
 	}
-	res.CandidateRows = len(rows)
+	if !strings.HasPrefix(env.Config.PolicySource, config.SourceEnvironment) {
+		failed = append(failed, fmt.Sprintf("the multi-account policy does not come from KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables (source: %q): "+
+			"install the chart with the values file KEB is deployed with, whose hap block sets them", env.Config.PolicySource))
+	}
+	switch len(failed) {
+	case 0:
+		return res, nil
+	case 1:
+		return res, errors.New(failed[0])
+	}
+	for i := range failed {
+		failed[i] = fmt.Sprintf("(%d) %s", i+1, failed[i])
+	}
+	return res, fmt.Errorf("%d checks failed, fix them in this order: %s", len(failed), strings.Join(failed, "; "))
+}
 
-	err = env.Runner.Gardener.ListBindings(ctx, func() {}, func(hap.Binding) error {
-		res.FirstBinding = true
-		return errSeenOne
+// checkGardener lists every binding of the namespace (a few thousand at
+// most, what the plausibility check weighs) and the first shoot.
+func checkGardener(ctx context.Context, env *Env, res *CheckResult) ([]hap.Binding, error) {
+	var bindings []hap.Binding
+	err := env.Runner.Gardener.ListBindings(ctx, func() { bindings = bindings[:0] }, func(b hap.Binding) error {
+		bindings = append(bindings, b)
+		return nil
 	}, func(hap.Skipped) {})
-	if err != nil && !errors.Is(err, errSeenOne) {
-		return res, fmt.Errorf("listing credentials bindings: %w", err)
+	if err != nil {
+		return nil, fmt.Errorf("listing credentials bindings: %w", err)
 	}
+	res.Bindings = len(bindings)
 	err = env.Runner.Gardener.ListShoots(ctx, func() {}, func(hap.Shoot) error {
 		res.FirstShoot = true
 		return errSeenOne
 	})
 	if err != nil && !errors.Is(err, errSeenOne) {
-		return res, fmt.Errorf("listing shoots: %w", err)
+		return nil, fmt.Errorf("listing shoots: %w", err)
 	}
-	return res, nil
+	return bindings, nil
 }

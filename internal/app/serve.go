@@ -96,7 +96,13 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err != nil {
 		return err
 	}
-	if err := sv.WaitForGardener(sv.jobCtx); err != nil {
+	// SIGTERM ends the wait: the first fill of a large fleet, or one the
+	// API server keeps refusing, may take minutes.
+	if err := sv.WaitForGardener(ctx); err != nil {
+		if ctx.Err() != nil {
+			sv.Log.Info("stopped before the first list of Gardener was complete; nothing was run")
+			return srv.Close()
+		}
 		return err
 	}
 	reacting := make(chan struct{})
@@ -121,7 +127,11 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	sv.Log.Info("stopped")
+	return nil
 }
 
 // handler serves the metrics; liveness (/healthz, the chart's liveness

@@ -18,9 +18,7 @@ const PolicyMessage = "multi-account policy in effect"
 // provider's limit after KEB's fallback (0 or not set: the default; a
 // default of 0: no limit), the guard, and where the settings came from.
 func LogConfig(log *zap.Logger, cfg config.Config) {
-	for _, w := range cfg.Warnings {
-		log.Warn("configuration: "+w.String(), zap.String("key", w.Key), zap.String("value", w.Value))
-	}
+	LogWarnings(log, cfg)
 	var allowed []string
 	if m := cfg.HAP.MultiHyperscalerAccount; m != nil {
 		allowed = m.AllowedGlobalAccounts
@@ -43,4 +41,12 @@ func LogConfig(log *zap.Logger, cfg config.Config) {
 		zap.Strings("allowedGlobalAccounts", allowed),
 		zap.Object("limits", limits),
 		zap.Int("minBindingsForGuard", p.MinBindingsForGuard))
+}
+
+// LogWarnings logs each configuration warning at warn level, without the
+// policy: what a command that decides nothing (migrate) logs at start.
+func LogWarnings(log *zap.Logger, cfg config.Config) {
+	for _, w := range cfg.Warnings {
+		log.Warn("configuration: "+w.String(), zap.String("key", w.Key), zap.String("value", w.Value))
+	}
 }

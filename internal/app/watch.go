@@ -37,7 +37,7 @@ type Watch struct {
 // whose watcher is the port that lists from the watch caches. The first
 // full list goes on in the background; Env.WaitForGardener waits for it.
 func watchGardener(client *gardener.Client, w *Watch, log *zap.Logger) (*watching, error) {
-	health := &watchHealthLog{log: log, broken: map[string]bool{}}
+	health := &watchHealthLog{log: log, broken: map[string]bool{}, stopping: w.Context}
 	watcher, err := gardener.NewWatcher(client, append([]gardener.WatchOption{gardener.WithHealthChanges(health.change)}, w.Options...)...)
 	if err != nil {
 		return nil, err
@@ -48,8 +48,9 @@ func watchGardener(client *gardener.Client, w *Watch, log *zap.Logger) (*watchin
 }
 
 // WaitForGardener waits until the watch Open started holds the first full
-// list of shoots and bindings, for at most firstFillTimeout. Without a
-// watch there is nothing to wait for.
+// list of shoots and bindings, for at most firstFillTimeout or until ctx
+// ends (SIGTERM). Without a watch there is nothing to wait for. Its error
+// carries the hint of the last list the API server refused.
 func (e *Env) WaitForGardener(ctx context.Context) error {
 	if e.watch == nil {
 		return nil
@@ -83,6 +84,9 @@ type watchHealthLog struct {
 	log    *zap.Logger
 	mu     sync.Mutex
 	broken map[string]bool
+	// stopping ends with the watch: what breaks then is the shutdown
+	// itself, not news.
+	stopping context.Context
 }
 
 func (l *watchHealthLog) change(resource string, err error) {
@@ -95,10 +99,12 @@ func (l *watchHealthLog) change(resource string, err error) {
 		l.log.Info("watch of Gardener recovered; lists answer again", res)
 	case err == nil:
 		l.log.Debug("watch of Gardener in sync", res)
-	case errors.Is(err, io.EOF), errors.Is(err, gardener.ErrWatchStopped):
+	case errors.Is(err, io.EOF), errors.Is(err, gardener.ErrWatchStopped), l.stopping.Err() != nil:
 		l.log.Debug("watch of Gardener closed", res, zap.Error(err))
 	default:
+		// A refusal of the first list comes here too, each distinct one
+		// once, with the hint a run's list gives.
 		l.broken[resource] = true
-		l.log.Warn("watch of Gardener broke; until it recovers, lists fail rather than answer from a stale cache", res, zap.Error(err))
+		l.log.Warn("watch of Gardener broke or was refused; until it recovers, lists fail rather than answer from a stale cache", res, zap.Error(err))
 	}
 }

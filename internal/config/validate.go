@@ -2,9 +2,11 @@ package config
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 	"github.com/kyma-project/hap-reconciler/internal/setting"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
@@ -56,12 +58,34 @@ func (c Config) validate() error {
 	if reason, taken := schemaNotTheJobs(c.Database.Schema); taken {
 		return invalid("database.schema", c.Database.Schema, "must be a schema of the job's own: %s", reason)
 	}
-	if u := c.Metrics.PushgatewayURL; u != "" {
-		if parsed, err := url.Parse(u); err != nil || parsed.Scheme == "" || parsed.Host == "" {
-			return invalid("metrics.pushgatewayURL", u, "must be an absolute http(s) URL")
+	return CheckPushgatewayURL("metrics.pushgatewayURL", c.Metrics.PushgatewayURL)
+}
+
+// CheckPushgatewayURL refuses, under key (the file's or the flag's), a
+// Pushgateway URL a push could not reach: not http(s), no host, a port
+// that is no number. Found at start, it stops the command with exit 2
+// instead of failing every push after the run's work. The value is shown
+// with its password hidden.
+func CheckPushgatewayURL(key, u string) error {
+	if u == "" {
+		return nil
+	}
+	parsed, err := url.Parse(u)
+	if err == nil && (parsed.Scheme == "http" || parsed.Scheme == "https") && parsed.Hostname() != "" {
+		if _, bad := badPort(parsed.Port()); !bad {
+			return nil
 		}
 	}
-	return nil
+	return invalid(key, redact.String(u), "must be an absolute http(s) URL with a host and, if any, a numeric port, such as http://pushgateway.monitoring:9091")
+}
+
+// badPort reports a port that is not a number from 1 to 65535; "" is none.
+func badPort(port string) (int, bool) {
+	if port == "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(port)
+	return n, err != nil || n < 1 || n > 65535
 }
 
 // schemaNotTheJobs tells whether schema belongs to someone else. public is

@@ -95,6 +95,8 @@ func TestRefusalsSayWhatIsWrong(t *testing.T) {
 		{"keb:S3cr3tPw@host", "want postgres://USER:PASSWORD@HOST:PORT/DATABASE"},
 		{"host=db password=S3 cr3tPw dbname=keb", "must be single-quoted"},
 		{"host=db port=x password=S3cr3tPw", "invalid port"},
+		// Not the password's fault: the userinfo ends before the host.
+		{"postgres://keb:S3cr3tPw@host:54x2/keb", "the port after the host must be a number"},
 	} {
 		if _, _, err := parseDSN(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("parseDSN(%q) = %v, want it to say %q", c.in, err, c.want)

@@ -41,7 +41,9 @@ func (s *watchSource) ListWithContext(ctx context.Context, _ metav1.ListOptions)
 	s.health.notReady(s.health.generation(), errors.New("listing"))
 	items, resourceVersion, err := s.list(ctx)
 	if err != nil {
-		s.health.notReady(s.health.generation(), err)
+		// Explained as a run's list is: a refused token says so here too.
+		err = s.client.explain(err, s.res.name, true)
+		s.health.refused(s.health.generation(), err)
 		return nil, err
 	}
 	return &cachedList{ListMeta: metav1.ListMeta{ResourceVersion: resourceVersion}, Items: items}, nil
@@ -151,6 +153,9 @@ type health struct {
 	// why tells why the cache is not ready; nil when it is.
 	why     error
 	changed chan struct{}
+	// refusal is the last list failure reported, so a list the reflector
+	// retries with the same failure is reported once, not every second.
+	refusal string
 }
 
 func newHealth(resource string, onChange func(resource string, err error)) *health {
@@ -174,6 +179,22 @@ func (h *health) ready(gen uint64) { h.set(gen, true, nil) }
 
 func (h *health) notReady(gen uint64, why error) { h.set(gen, false, why) }
 
+// refused marks the cache not ready because a list failed, and reports the
+// failure even when the cache was not ready before (the first fill, a
+// refill), each distinct failure once: an operator otherwise sees nothing
+// while a rejected token keeps the first fill from ever completing.
+func (h *health) refused(gen uint64, why error) {
+	h.mu.Lock()
+	was := h.isReady
+	report := !was && h.refusal != why.Error()
+	h.refusal = why.Error()
+	h.mu.Unlock()
+	h.set(gen, false, why)
+	if report && h.onChange != nil {
+		h.onChange(h.resource, why)
+	}
+}
+
 // stop marks the cache as never to be read again.
 func (h *health) stop() {
 	h.mu.Lock()
@@ -190,6 +211,9 @@ func (h *health) set(gen uint64, ready bool, why error) {
 	}
 	was := h.isReady
 	h.isReady, h.why = ready, why
+	if ready {
+		h.refusal = ""
+	}
 	close(h.changed)
 	h.changed = make(chan struct{})
 	h.mu.Unlock()
@@ -214,7 +238,8 @@ func (h *health) wait(ctx context.Context) error {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return fmt.Errorf("%s cache is not in sync with the API server (%v): %w", h.resource, why, ctx.Err())
+			// why is wrapped, so its hint reaches whoever prints the error.
+			return fmt.Errorf("%s cache is not in sync with the API server: %w: %w", h.resource, ctx.Err(), why)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package hap
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 )
 
@@ -185,22 +184,4 @@ func Choose(rows []Candidate) Choice {
 		}
 	}
 	return Choice{ClaimNew: true}
-}
-
-// CandidatesSuspect returns why a snapshot must not replace the candidate
-// table, or "". A namespace that lists no binding at all while KEB's database
-// places clusters in bindings is a wrong namespace or a broken source, not an
-// empty pool: replacing the table would send every provisioning off to
-// claim a new binding.
-func CandidatesSuspect(t *Tally) string {
-	bindings := 0
-	t.Each(func(u *Usage) {
-		if u.Binding != nil {
-			bindings++
-		}
-	})
-	if bindings == 0 && t.InstancesTotal > 0 {
-		return fmt.Sprintf("Gardener lists no credentials binding while KEB's database has %d active instance(s) on bindings", t.InstancesTotal)
-	}
-	return ""
 }

@@ -145,15 +145,3 @@ func TestCandidatesSharedDirtyInternalFree(t *testing.T) {
 		t.Errorf("an internal binding claimed by the GA is still the GA's: got %+v", c)
 	}
 }
-
-func TestAnEmptyNamespaceWithClustersInTheDatabaseIsSuspect(t *testing.T) {
-	noBindings := new(fleet).instances("b", "ga", 3)
-	if CandidatesSuspect(noBindings.tally()) == "" {
-		t.Fatal("no binding listed while the database places clusters: suspect")
-	}
-	for _, f := range []*fleet{new(fleet), new(fleet).binding("b", "ga", awsPool).clusters("b", "ga", 3)} {
-		if why := CandidatesSuspect(f.tally()); why != "" {
-			t.Fatalf("sound picture called suspect: %s", why)
-		}
-	}
-}

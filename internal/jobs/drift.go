@@ -53,6 +53,9 @@ func (d *drift) Run(ctx context.Context, f *Facts) error {
 	d.decided()
 
 	// Act.
+	if d.DryRun.WritesNothing() {
+		return d.dryRun(ctx, findings)
+	}
 	changes, err := d.store.RecordFindings(ctx, findings, d.now())
 	if err != nil {
 		return err
@@ -71,6 +74,32 @@ func (d *drift) Run(ctx context.Context, f *Facts) error {
 	d.metrics.SetDrift(open)
 	d.Log.Info("drift recorded", zap.Int("open", len(open)), zap.Int("opened", len(changes.Opened)),
 		zap.Int("resolved", len(changes.Resolved)), zap.Any("openByKind", countByKind(open)))
+	return nil
+}
+
+// dryRun says what the run would open and resolve, and records nothing:
+// the history keeps every first-seen time the alerts' timers count from.
+func (d *drift) dryRun(ctx context.Context, findings []hap.Finding) error {
+	open, err := d.store.OpenFindings(ctx, hap.AllGlobalAccounts)
+	if err != nil {
+		return err
+	}
+	type key struct {
+		binding, ga string
+		kind        hap.FindingKind
+	}
+	decided := make(map[key]bool, len(findings))
+	for _, f := range findings {
+		decided[key{f.BindingName, f.GlobalAccountID, f.Kind}] = true
+	}
+	stillOpen := 0
+	for _, o := range open {
+		if decided[key{o.BindingName, o.GlobalAccountID, o.Kind}] {
+			stillOpen++
+		}
+	}
+	d.Log.Info("dry run: the drift history is left as it is", zap.Int("open", len(open)),
+		zap.Int("wouldOpen", len(findings)-stillOpen), zap.Int("wouldResolve", len(open)-stillOpen))
 	return nil
 }
 

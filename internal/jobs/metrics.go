@@ -55,9 +55,12 @@ func (m *metrics) Run(ctx context.Context, f *Facts) error {
 	stats := hap.DecidePools(f.Tally, candidates)
 	m.decided()
 
-	// Act: record this run's sample first, so the estimate includes it.
-	if err := m.store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
-		return err
+	// Act: record this run's sample first, so the estimate includes it; a
+	// dry run records none and estimates from the history as it is.
+	if !m.DryRun.WritesNothing() {
+		if err := m.store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
+			return err
+		}
 	}
 	history, err := m.store.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
 	if err != nil {

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 	if err := cfg.Resolve(); err != nil {
 		t.Fatal(err)
 	}
-	s.runner = jobs.NewRunner(cfg.Jobs, jobs.Ports{Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
+	s.runner = jobs.NewRunner(cfg.Jobs, jobs.Ports{Namespace: "garden-fake", Gardener: g, Store: store, Metrics: s.metrics, Log: zaptest.NewLogger(t),
 		Now: func() time.Time { return s.now }}, s.locker)
 	return s
 }
@@ -155,22 +156,108 @@ func TestAnIncompletePictureChangesNothing(t *testing.T) {
 	}
 }
 
-func TestCandidatesKeepThePreviousTableOnASuspectPicture(t *testing.T) {
+// A namespace that lists no binding while KEB's database places clusters
+// in bindings (a wrong --namespace) is refused before any job runs: every
+// record stays as the last believable picture left it, the error names the
+// namespace and the gauge the alert reads says so.
+func TestAnImplausiblePictureChangesNoRecord(t *testing.T) {
 	s := newFakeScene(t)
-	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err != nil {
+	if err := s.run(t, jobs.NoDryRun); err != nil {
 		t.Fatal(err)
 	}
-	before, at := s.store.Candidates()
-	// Gardener lists no binding while KEB's database has clusters on them.
-	empty := jobstest.NewGardener()
-	s.runner.Gardener = empty
+	before := s.records(t)
+	s.runner.Gardener = jobstest.NewGardener()
 	s.now = s.now.Add(time.Hour)
-	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err == nil || !strings.Contains(err.Error(), "keeping the previous candidate table") {
-		t.Fatalf("run: %v", err)
+	for _, dry := range []jobs.DryRun{jobs.NoDryRun, jobs.DryRunRelease, jobs.DryRunAll} {
+		err := s.run(t, dry)
+		if !errors.Is(err, jobs.ErrImplausible) || !strings.Contains(err.Error(), `namespace "garden-fake"`) {
+			t.Fatalf("dry run %d: %v, want ErrImplausible naming the namespace", dry, err)
+		}
+		if after := s.records(t); !reflect.DeepEqual(after, before) {
+			t.Errorf("dry run %d changed the records:\nbefore %+v\nafter  %+v", dry, before, after)
+		}
 	}
-	if after, atAfter := s.store.Candidates(); !slices.Equal(after, before) || !atAfter.Equal(at) {
-		t.Errorf("table replaced on a suspect picture")
+	if got := implausibleGauge(t, s.metrics); got != 1 {
+		t.Errorf("hap_reconciler_picture_implausible %v after a refused run, want 1", got)
 	}
+	s.runner.Gardener = s.gardener
+	if err := s.run(t, jobs.NoDryRun); err != nil {
+		t.Fatal(err)
+	}
+	if got := implausibleGauge(t, s.metrics); got != 0 {
+		t.Errorf("hap_reconciler_picture_implausible %v after a believed run, want 0", got)
+	}
+}
+
+// run --dry-run writes nothing at all: no job's record, no counter.
+func TestADryRunWritesNothing(t *testing.T) {
+	s := newFakeScene(t)
+	empty := s.records(t)
+	if err := s.run(t, jobs.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	if after := s.records(t); !reflect.DeepEqual(after, empty) {
+		t.Errorf("a dry run wrote %+v", after)
+	}
+	if n := testutil.CollectAndCount(s.metrics.Registry, "hap_reconciler_releases_total"); n != 0 {
+		t.Errorf("a dry run counted %d release outcome(s)", n)
+	}
+	// The same run for real writes each: the check above proves something.
+	if err := s.run(t, jobs.NoDryRun); err != nil {
+		t.Fatal(err)
+	}
+	after := s.records(t)
+	if len(after.open) == 0 || len(after.candidates) == 0 || len(after.emptySince) == 0 || len(after.releases) == 0 || len(after.pools) == 0 {
+		t.Errorf("a real run left a record empty: %+v", after)
+	}
+}
+
+// fakeRecords are every record of the job's own the fakes hold.
+type fakeRecords struct {
+	open       []hap.OpenFinding
+	candidates []hap.Candidate
+	emptySince map[string]hap.EmptySighting
+	releases   []hap.ReleaseRecord
+	pools      map[hap.Pool][]hap.PoolSample
+	shadow     []hap.ShadowResult
+}
+
+func (s *fakeScene) records(t *testing.T) fakeRecords {
+	t.Helper()
+	ctx := context.Background()
+	var r fakeRecords
+	var err error
+	if r.open, err = s.store.OpenFindings(ctx, hap.AllGlobalAccounts); err != nil {
+		t.Fatal(err)
+	}
+	r.candidates, _ = s.store.Candidates()
+	if r.emptySince, err = s.store.EmptySince(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.releases = s.store.Releases()
+	if r.pools, err = s.store.PoolHistory(ctx, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if r.shadow, err = s.store.ShadowPicks(ctx, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func implausibleGauge(t *testing.T, m *metrics.Metrics) float64 {
+	const name = "hap_reconciler_picture_implausible"
+	t.Helper()
+	families, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no single series %s", name)
+	return 0
 }
 
 func TestReleaseDryRunAuditsAndChangesNoLabel(t *testing.T) {

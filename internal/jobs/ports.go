@@ -29,6 +29,9 @@ type Store interface {
 // each job's own figures (its port, in its file).
 type Metrics interface {
 	JobDone(job string, took time.Duration, err error, now time.Time)
+	// PictureImplausible says whether the run's picture was refused as
+	// implausible (Runner.Run) or believed.
+	PictureImplausible(refused bool)
 	driftMetrics
 	candidatesMetrics
 	shadowMetrics
@@ -39,11 +42,14 @@ type Metrics interface {
 // Ports is what a run works through: the two systems, the metrics and log,
 // and the one clock of the run. Each job keeps only its narrow part.
 type Ports struct {
-	Gardener Gardener
-	Store    Store
-	Metrics  Metrics
-	Log      *zap.Logger
-	Now      func() time.Time
+	// Namespace is the Gardener project the picture comes from, named
+	// when a run refuses it.
+	Namespace string
+	Gardener  Gardener
+	Store     Store
+	Metrics   Metrics
+	Log       *zap.Logger
+	Now       func() time.Time
 }
 
 // Pass is what one run hands each job: the job's name and the log, what
@@ -69,17 +75,24 @@ const (
 	// candidate table KEB provisions from included (the chart's
 	// release.dryRun).
 	DryRunRelease
-	// DryRunAll: as DryRunRelease, and nothing KEB's read path reads
-	// changes either: the candidate table, its reservations, the
-	// withdrawals, the recorded claims and the listed instances stay as
-	// they are (--dry-run). The job's own records
-	// (drift, shadow, pool history, the would-release audit) are written.
+	// DryRunAll: every job decides and reports what it would do and
+	// writes nothing at all (--dry-run): no binding, no table KEB's read
+	// path reads (the candidate table, its reservations, the withdrawals,
+	// the recorded claims, the listed instances), no record of the job's
+	// own (drift history, shadow picks, pool history, release clocks and
+	// audit) and no counter. A dry run is how an operator tries a
+	// configuration: one with a wrong namespace or no KEB policy must not
+	// resolve real findings or restart the timers alerts wait on.
 	DryRunAll
 )
 
 // ChangesNoBinding reports whether the release must leave every binding as
 // it is.
 func (d DryRun) ChangesNoBinding() bool { return d != NoDryRun }
+
+// WritesNothing reports whether the run must write nothing at all: no
+// table, no binding, no counter.
+func (d DryRun) WritesNothing() bool { return d == DryRunAll }
 
 // KeepsKEBsTables reports whether the tables KEB's read path reads
 // (provisioning.NextBinding, RecordClaim, WithdrawBinding) must stay as they

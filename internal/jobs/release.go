@@ -177,11 +177,15 @@ func (r *release) Run(ctx context.Context, f *Facts) error {
 
 	// Decide.
 	plan := hap.DecideRelease(f.Tally, previous, r.settings.Rules(), r.now())
-	if err := r.store.SaveEmptySince(ctx, plan.Sightings); err != nil {
-		return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
+	if !r.DryRun.WritesNothing() {
+		if err := r.store.SaveEmptySince(ctx, plan.Sightings); err != nil {
+			return fmt.Errorf("saving since when bindings have been empty, nothing released: %w", err)
+		}
 	}
 	if plan.GuardTripped != "" {
-		r.metrics.GuardTripped()
+		if !r.DryRun.WritesNothing() {
+			r.metrics.GuardTripped()
+		}
 		r.Log.Warn("release guard tripped, nothing is released in this run",
 			zap.String("reason", plan.GuardTripped), zap.Int("eligible", len(plan.Deferred)))
 		return nil
@@ -368,8 +372,12 @@ func (r *release) auditSettled(ctx context.Context, d hap.ReleaseDecision, inten
 }
 
 // record completes row with the decision and writes it; outcomes are
-// counted, intents are not.
+// counted, intents are not. A run that writes nothing (--dry-run) has
+// logged its decision and neither counts nor records it.
 func (r *release) record(ctx context.Context, d hap.ReleaseDecision, row hap.ReleaseRecord) error {
+	if r.DryRun.WritesNothing() {
+		return nil
+	}
 	row.BindingName, row.GlobalAccountID, row.Pool = d.Binding.Name, d.Binding.GlobalAccountID, d.Binding.Pool
 	row.Mode, row.Reason = r.settings.Mode, d.Reason
 	if row.Outcome != hap.OutcomeIntent {

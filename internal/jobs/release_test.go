@@ -294,9 +294,21 @@ func TestDryRunChangesNoBindingAndRecordsWhatItWouldRelease(t *testing.T) {
 	s.clock.Advance(61 * time.Minute)
 
 	before := s.versions(t)
+	// --dry-run writes nothing at all, not even its audit.
 	s.mustRun(t, jobs.Options{Jobs: all, DryRun: jobs.DryRunAll})
 	if changed := s.changedSince(t, before); len(changed) > 0 {
 		t.Errorf("a dry run changed %v", changed)
+	}
+	for _, b := range []string{"would-go", "would-go-too"} {
+		if rows := s.audit(t, b); len(rows) != 0 {
+			t.Errorf("--dry-run audited %s: %+v", b, rows)
+		}
+	}
+	// --release-dry-run (the chart's release.dryRun) audits what it would
+	// release.
+	s.mustRun(t, jobs.Options{Jobs: all, DryRun: jobs.DryRunRelease})
+	if changed := s.changedSince(t, before); len(changed) > 0 {
+		t.Errorf("a release dry run changed %v", changed)
 	}
 	want := eligible(l)
 	if !slices.Contains(want, "would-go") || !slices.Contains(want, "would-go-too") {

@@ -11,6 +11,8 @@ import (
 	"fmt"
 
 	"go.uber.org/zap"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // Locker keeps runs of one landscape from overlapping across pods.
@@ -30,6 +32,10 @@ type RunLock interface {
 
 // ErrLockHeld means another run holds the landscape's lock; nothing was done.
 var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this landscape")
+
+// ErrImplausible means the run gathered a picture it cannot believe
+// (hap.Implausible) and ran no job on it.
+var ErrImplausible = errors.New("the picture is implausible")
 
 // Runner runs jobs against one landscape. It holds the jobs as configured
 // (NewRunner) and the ports, and builds each job anew for every run on
@@ -99,6 +105,12 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}
 		return fmt.Errorf("the picture is incomplete, nothing was changed: %w", err)
 	}
+	if err := r.believe(facts); err != nil {
+		for _, job := range opts.Jobs {
+			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
+		}
+		return err
+	}
 	var errs []error
 	for _, job := range opts.Jobs {
 		jobStart := r.Now()
@@ -112,6 +124,20 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
 	return errors.Join(errs...)
+}
+
+// believe refuses a picture no job may decide on (hap.Implausible): every
+// job is refused alike, so the drift history, the candidate table, the
+// release clocks and the pool metrics all stay as the last believable
+// picture left them. The error names the namespace, the usual culprit.
+func (r *Runner) believe(f *Facts) error {
+	why := hap.Implausible(f.Tally)
+	r.Metrics.PictureImplausible(why != "")
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%w, nothing was changed: namespace %q: %s; check that the namespace (--namespace, namespace:) is KEB's Gardener project "+
+		"and that the kubeconfig reaches KEB's garden", ErrImplausible, r.Namespace, why)
 }
 
 func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun DryRun) error {

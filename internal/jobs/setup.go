@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/robfig/cron/v3"
 
@@ -155,6 +156,13 @@ func checkSchedules(schedules map[string]string) error {
 		spec := schedules[name]
 		if _, err := cron.ParseStandard(spec); err != nil {
 			return &setting.Error{Key: key, Value: fmt.Sprintf("%q", spec), Reason: fmt.Sprintf("is not a cron schedule (%v)", err)}
+		}
+		if every, ok := strings.CutPrefix(spec, "@every "); ok {
+			// cron runs an interval under a second, zero or negative
+			// every second: a job meant hourly would run 3,600 times.
+			if d, err := time.ParseDuration(strings.TrimSpace(every)); err == nil && d < time.Second {
+				return &setting.Error{Key: key, Value: fmt.Sprintf("%q", spec), Reason: "must be an interval of at least 1s"}
+			}
 		}
 	}
 	return nil

@@ -103,6 +103,10 @@ func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 	sh.decided()
 
 	// Act.
+	if sh.DryRun.WritesNothing() {
+		sh.Log.Info("dry run: KEB's picks compared, nothing recorded", zap.Int("new", len(results)), zap.Int("unplaced", unplaced))
+		return nil
+	}
 	if err := sh.store.RecordShadow(ctx, results, s.Window.Duration, s.MaxAge.Duration); err != nil {
 		return err
 	}

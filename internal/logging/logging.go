@@ -18,14 +18,15 @@ import (
 // RFC 3339 times.
 func EncoderConfig() zapcore.EncoderConfig {
 	return zapcore.EncoderConfig{
-		TimeKey:        "time",
-		LevelKey:       "level",
-		NameKey:        "logger",
-		MessageKey:     "msg",
-		LineEnding:     zapcore.DefaultLineEnding,
-		EncodeLevel:    zapcore.CapitalLevelEncoder,
-		EncodeTime:     zapcore.RFC3339NanoTimeEncoder,
-		EncodeDuration: zapcore.SecondsDurationEncoder,
+		TimeKey:     "time",
+		LevelKey:    "level",
+		NameKey:     "logger",
+		MessageKey:  "msg",
+		LineEnding:  zapcore.DefaultLineEnding,
+		EncodeLevel: zapcore.CapitalLevelEncoder,
+		EncodeTime:  zapcore.RFC3339NanoTimeEncoder,
+		// Integer nanoseconds, as slog's JSON handler writes a time.Duration.
+		EncodeDuration: zapcore.NanosDurationEncoder,
 		EncodeName:     zapcore.FullNameEncoder,
 	}
 }

@@ -27,6 +27,10 @@ type Metrics struct {
 	releases     *prometheus.CounterVec
 	guardTripped prometheus.Counter
 	pushFailures prometheus.Counter
+	// implausible is 1 while the latest run refused its picture: a gauge,
+	// not a counter, so the alert fires on the first refusal a CronJob
+	// pushes (a counter first pushed at 1 shows no increase).
+	implausible prometheus.Gauge
 	// candidatesSnapshot is set once a candidates run has written the
 	// table: absent, not zero, until then.
 	candidatesSnapshot *prometheus.GaugeVec
@@ -64,6 +68,10 @@ func New() *Metrics {
 		Name: "hap_reconciler_pushgateway_failures_total",
 		Help: "Pushes to the Pushgateway that failed.",
 	})
+	m.implausible = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "hap_reconciler_picture_implausible",
+		Help: "1 when the latest run refused its picture as implausible (the namespace lists no binding, or far fewer than KEB's database uses) and changed nothing; 0 when it believed it.",
+	})
 	m.candidatesSnapshot = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: candidatesSnapshotName,
 		Help: "When the snapshot the candidate table was last computed from was taken, by the database's clock: the table's age, as provisioning.NextBinding measures it, is the time since.",
@@ -73,7 +81,7 @@ func New() *Metrics {
 		Help: "KEB's picks of the shadow window (shadow.window) compared with the candidate table's answer at that moment, by outcome: agree, deviation, claim, drift, staleness.",
 	}, []string{"outcome"})
 	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
-		m.releases, m.guardTripped, m.pushFailures, m.candidatesSnapshot, m.shadowPicks, newFamilyCollector(m))
+		m.releases, m.guardTripped, m.pushFailures, m.implausible, m.candidatesSnapshot, m.shadowPicks, newFamilyCollector(m))
 	return m
 }
 
@@ -87,6 +95,15 @@ func (m *Metrics) JobDone(job string, took time.Duration, err error, now time.Ti
 	}
 	m.failures.WithLabelValues(job).Add(0) // the series exists from the first run on
 	m.lastSuccess.WithLabelValues(job).Set(float64(now.Unix()))
+}
+
+// PictureImplausible records whether the run refused its picture.
+func (m *Metrics) PictureImplausible(refused bool) {
+	if refused {
+		m.implausible.Set(1)
+		return
+	}
+	m.implausible.Set(0)
 }
 
 // Release counts one release attempt.

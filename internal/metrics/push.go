@@ -45,8 +45,9 @@ var ErrNotCarried = errors.New("the last-success timestamps of earlier runs were
 func (m *Metrics) Push(ctx context.Context, url, instance string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	// The client's errors repeat the URL they asked, password included.
-	secrets := redact.Spellings(redact.Dissect(url).Passwords...)
+	// The client's errors repeat the URL they asked, password included,
+	// and the gateway's answer, which may echo the Authorization header.
+	secrets := append(redact.BasicAuth(url), redact.Spellings(redact.Dissect(url).Passwords...)...)
 	carryErr := redact.Scrub(m.carryLastSuccess(ctx, url, instance), secrets)
 	err := push.New(url, PushJob).
 		Grouping("instance", instance).

@@ -45,6 +45,7 @@ const (
 	hiddenPart  = "(hidden)"
 
 	flawURL   = "not a well-formed URL: a password holding any of : / ? # @ % or a blank must be percent-encoded"
+	flawPort  = "not a well-formed URL: the port after the host must be a number from 1 to 65535"
 	flawPairs = "not key=value pairs from the hidden part on: a value holding a blank or a quote must be single-quoted, with \\' for a quote, and an empty value written ''"
 	flawForm  = "want postgres://USER:PASSWORD@HOST:PORT/DATABASE or key=value pairs (host=... user=... password=... dbname=...)"
 )
@@ -91,9 +92,14 @@ func dissectURL(dsn string) Dissection {
 	if err != nil || atOutsideUserinfo(dsn) {
 		// An '@' past the host, or a URL Go cannot read: a password
 		// holding '/', '?', '#' or a blank was written unescaped, and
-		// where it ends is unknown.
+		// where it ends is unknown. With the userinfo well inside the
+		// authority, a bad port is just that.
 		rest := dsn[len(schemeOf(dsn))+3:]
-		return Dissection{Shown: schemeOf(dsn) + "://" + hiddenURL, Passwords: guessedUserinfoPassword(rest), Flaw: flawURL}
+		flaw := flawURL
+		if err != nil && !atOutsideUserinfo(dsn) && strings.Contains(err.Error(), "invalid port") {
+			flaw = flawPort
+		}
+		return Dissection{Shown: schemeOf(dsn) + "://" + hiddenURL, Passwords: guessedUserinfoPassword(rest), Flaw: flaw}
 	}
 	var found []string
 	if pw, has := u.User.Password(); has {

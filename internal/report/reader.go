@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
@@ -37,12 +39,19 @@ func (r Reader) Report(ctx context.Context, ga string, live bool, shadowSince ti
 		if err != nil {
 			return Report{}, err
 		}
+		if why := hap.Implausible(f.Tally); why != "" {
+			// The report still shows what it sees; a run would refuse it.
+			r.Log.Warn("a run would refuse this picture and change nothing: check the namespace and the kubeconfig", zap.String("why", why))
+		}
 		rep := BuildReport(f.Candidates(), f.Findings(), ga)
 		rep.Source, rep.ComputedAt = "live", r.Now()
-		return rep, nil
+		return rep, knownGA(rep, ga)
 	}
 	rep, err := Stored(ctx, r.Tables, ga)
 	if err != nil {
+		return Report{}, err
+	}
+	if err := knownGA(rep, ga); err != nil {
 		return Report{}, err
 	}
 	sh, err := Shadow(ctx, r.Tables, shadowSince)
@@ -70,4 +79,16 @@ func (r Reader) Pools(ctx context.Context, live bool) ([]hap.PoolRow, error) {
 		r.Log.Warn("no pool history to estimate from: " + err.Error())
 	}
 	return hap.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
+}
+
+// ErrUnknownGA: the report for a GA found nothing about it.
+var ErrUnknownGA = errors.New("no row of the candidate table and no open drift finding names this global account")
+
+// knownGA refuses a report for ga that found nothing: a mistyped ID would
+// otherwise print an empty table and succeed.
+func knownGA(rep Report, ga string) error {
+	if ga == "" || len(rep.Groups) > 0 || len(rep.Other) > 0 {
+		return nil
+	}
+	return fmt.Errorf("--ga %q: %w (%s): check the ID; report without --ga lists every global account", ga, ErrUnknownGA, rep.Source)
 }

@@ -2,11 +2,15 @@ package report
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
@@ -121,5 +125,57 @@ func TestLiveReadsDecideOnAFreshSnapshot(t *testing.T) {
 	}
 	if snap.gathered != 2 {
 		t.Errorf("gathered %d snapshots; want one per live read", snap.gathered)
+	}
+}
+
+// A report for a GA nothing names fails, saying so, instead of printing an
+// empty table and succeeding: a mistyped ID looks like a GA without
+// clusters otherwise.
+func TestAReportForAGANothingNamesFails(t *testing.T) {
+	aws := hap.Pool{HyperscalerType: "aws"}
+	tables := &fakeTables{candidates: []hap.StoredCandidate{{Candidate: hap.Candidate{GlobalAccountID: "ga-1", Pool: aws, BindingName: "aws-1", Rank: 1, Selectable: true},
+		ComputedAt: readerNow.Add(-time.Minute)}}}
+	snap := &fakeSnapshot{bindings: []hap.Binding{{Name: "aws-1", GlobalAccountID: "ga-1", Pool: aws}}}
+	for _, live := range []bool{false, true} {
+		if _, err := newReader(t, tables, snap).Report(context.Background(), "ga-1", live, readerNow); err != nil {
+			t.Errorf("live=%v: the report of a GA with rows: %v", live, err)
+		}
+		_, err := newReader(t, tables, snap).Report(context.Background(), "nosuch", live, readerNow)
+		if !errors.Is(err, ErrUnknownGA) || !strings.Contains(err.Error(), `--ga "nosuch"`) {
+			t.Errorf("live=%v: the report of an unknown GA: %v, want ErrUnknownGA naming it", live, err)
+		}
+	}
+}
+
+// A table no candidates run ever wrote says so, rather than "computed
+// 0001-01-01"; JSON leaves the time out.
+func TestAReportOfATableNeverWrittenSaysSo(t *testing.T) {
+	rep, err := newReader(t, &fakeTables{}, &fakeSnapshot{}).Report(context.Background(), "", false, readerNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteTable(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "never written") || strings.Contains(text.String(), "0001-01-01") {
+		t.Errorf("report of a table never written:\n%s", text.String())
+	}
+	if js, _ := json.Marshal(rep); strings.Contains(string(js), "computedAt") {
+		t.Errorf("JSON of a table never written carries a computedAt: %s", js)
+	}
+}
+
+// report --live on a picture a run would refuse (a wrong namespace) still
+// prints what it sees, and warns that a run would change nothing on it.
+func TestALiveReportWarnsOfAPictureARunWouldRefuse(t *testing.T) {
+	core, logs := observer.New(zap.WarnLevel)
+	r := newReader(t, &fakeTables{}, &fakeSnapshot{instances: []hap.InstanceCount{{BindingName: "aws-1", GlobalAccountID: "ga-1", Active: 2}}})
+	r.Log = zap.New(core)
+	if _, err := r.Report(context.Background(), "", true, readerNow); err != nil {
+		t.Fatal(err)
+	}
+	if logs.FilterMessageSnippet("a run would refuse this picture").Len() != 1 {
+		t.Errorf("no warning of a picture a run would refuse: %v", logs.All())
 	}
 }

@@ -21,8 +21,10 @@ import (
 // candidate binding with its counts, limit, rank and drift, and the findings
 // about bindings that are no candidates (missing, free, dirty).
 type Report struct {
-	Source     string        `json:"source"` // "stored" or "live"
-	ComputedAt time.Time     `json:"computedAt"`
+	Source string `json:"source"` // "stored" or "live"
+	// ComputedAt is when the table's snapshot was taken; zero (left out of
+	// the JSON) when no candidates run ever wrote it.
+	ComputedAt time.Time     `json:"computedAt,omitzero"`
 	Groups     []ReportGroup `json:"groups"`
 	Other      []hap.Finding `json:"otherFindings"`
 	// Shadow counts KEB's own picks compared with the table (stored
@@ -87,6 +89,17 @@ func Stored(ctx context.Context, s Store, ga string) (Report, error) {
 	for i, c := range stored {
 		rows[i] = c.Candidate
 		at = c.ComputedAt
+	}
+	if len(stored) == 0 && ga != "" {
+		// No row of this GA's: when the table was computed is read
+		// from the others, which say whether it ever was.
+		all, err := s.Candidates(ctx, hap.AllGlobalAccounts)
+		if err != nil {
+			return Report{}, fmt.Errorf("reading the candidate table: %w", err)
+		}
+		if len(all) > 0 {
+			at = all[0].ComputedAt
+		}
 	}
 	rep := BuildReport(rows, findings, ga)
 	rep.Source, rep.ComputedAt = "stored", at
@@ -179,7 +192,11 @@ func compareBools(a, b bool) int {
 // table of the candidate bindings per GA and pool, then the drift on
 // bindings that are no candidates.
 func (rep Report) WriteTable(out io.Writer) error {
-	fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
+	if rep.ComputedAt.IsZero() {
+		fmt.Fprintf(out, "Candidate table (%s, never written: no candidates run has succeeded against this schema yet)\n\n", rep.Source)
+	} else {
+		fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
+	}
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tKEB'S OWN CHOICE\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
 	for _, g := range rep.Groups {

@@ -96,11 +96,13 @@ func parsePhases(log []byte, start, end time.Time) (Phases, error) {
 	return p, nil
 }
 
-func secondsOf(f *float64) Seconds {
-	if f == nil {
+// secondsOf reads a logged duration, integer nanoseconds as KEB's slog
+// writes them.
+func secondsOf(nanos *float64) Seconds {
+	if nanos == nil {
 		return 0
 	}
-	return Seconds(*f)
+	return Seconds(*nanos / 1e9)
 }
 
 func tailLines(s string, n int) string {

@@ -11,12 +11,12 @@ import (
 func TestParsePhasesSplitsTheRunAtItsLogLines(t *testing.T) {
 	log := strings.Join([]string{
 		`not json: a line some library printed`,
-		`{"level":"INFO","time":"2026-01-02T10:00:01.500Z","msg":"gathered the fleet","listBindings":0.2,"listShoots":1.2,"readDatabase":0.3}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:01.500Z","msg":"gathered the fleet","listBindings":200000000,"listShoots":1200000000,"readDatabase":300000000}`,
 		`{"level":"DEBUG","time":"2026-01-02T10:00:01.600Z","msg":"decided","job":"drift"}`,
-		`{"level":"INFO","time":"2026-01-02T10:00:01.900Z","msg":"job done","job":"drift","took":0.4}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:01.900Z","msg":"job done","job":"drift","took":400000000}`,
 		`{"level":"DEBUG","time":"2026-01-02T10:00:02.000Z","msg":"decided","job":"candidates"}`,
-		`{"level":"INFO","time":"2026-01-02T10:00:02.500Z","msg":"job done","job":"candidates","took":0.6}`,
-		`{"level":"INFO","time":"2026-01-02T10:00:02.550Z","msg":"job done","job":"metrics","took":0.05}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:02.500Z","msg":"job done","job":"candidates","took":600000000}`,
+		`{"level":"INFO","time":"2026-01-02T10:00:02.550Z","msg":"job done","job":"metrics","took":50000000}`,
 	}, "\n")
 	start := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 	p, err := parsePhases([]byte(log), start, start.Add(2600*time.Millisecond))

@@ -144,7 +144,11 @@ func TestEveryAlertIsDocumentedAndTested(t *testing.T) {
 // renders, as YAML: a plain Prometheus rule file.
 func ruleSpec(t *testing.T, kind string) []byte {
 	t.Helper()
-	_, objs := render(t, helmBin(t), "kcp-system", append(slices.Clone(project), monitoringAPIs...)...)
+	args := append(slices.Clone(project), monitoringAPIs...)
+	if kind == "PrometheusRule" {
+		args = append(args, "--set", "hapReconciler.vmRule.enabled=false", "--set", "hapReconciler.prometheusRule.enabled=true")
+	}
+	_, objs := render(t, helmBin(t), "kcp-system", args...)
 	rule := find(t, objs, kind, releaseName)
 	spec, ok := rule.Object["spec"].(map[string]any)
 	if !ok || spec["groups"] == nil {

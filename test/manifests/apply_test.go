@@ -185,7 +185,7 @@ func checkReleaseNotes(t *testing.T, helm string, kube *testbed.Kube, ns string)
 		{kebValues, []string{"in namespace " + ns, "Gardener project:  garden-kyma-dev (from gardener.project)",
 			"Image:             europe-docker.pkg.dev/kyma-project/prod/hap-reconciler:0.2.0\n",
 			"Mode:              serve", "rendered from the top-level hap block", "DRY RUN", "Monitoring:        VMServiceScrape",
-			"VMRule PrometheusRule", "helm test " + releaseName}, nil},
+			"Alerts:            VMRule\n", "helm test " + releaseName}, nil},
 		{kebNestedValues, []string{"Gardener project:  garden-kyma-stage (from keb.gardener.project)", "rendered from keb.hap",
 			"(2 allowed global accounts, 5 rules)"}, nil},
 		// A landscape that mirrors KEB's registry, with KEB's pull secret.

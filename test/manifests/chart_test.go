@@ -62,8 +62,9 @@ func variants() []variant {
 		{"default", project},
 		{"cronjob", append(slices.Clone(project), "--set", "hapReconciler.mode=cronjob",
 			"--set", "hapReconciler.metrics.pushgatewayURL=http://prometheus-pushgateway.monitoring.svc:9091")},
-		{"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials", append(slices.Clone(project),
+		{"serve with ServiceMonitor, PrometheusRule, cloudsql-proxy and in-cluster credentials", append(slices.Clone(project),
 			"--set", "hapReconciler.mode=serve", "--set", "hapReconciler.metrics.scrape=ServiceMonitor",
+			"--set", "hapReconciler.vmRule.enabled=false", "--set", "hapReconciler.prometheusRule.enabled=true",
 			"--set", "global.database.cloudsqlproxy.enabled=true",
 			"--set", "global.database.managedGCP.instanceConnectionName=kyma-dev:europe-west3:kcp",
 			"--set", "hapReconciler.gardener.credentials=inCluster")},
@@ -163,16 +164,19 @@ func TestChartLints(t *testing.T) {
 // cluster that serves every monitoring API.
 func TestChartRendersEachVariant(t *testing.T) {
 	helm := helmBin(t)
+	// One rule object: the VMRule, but where the PrometheusRule is asked for.
 	common := []string{"ConfigMap/hap-reconciler", "ConfigMap/hap-reconciler-dashboard", "ConfigMap/hap-reconciler-migrate",
-		"Job/hap-reconciler-migrate", "PrometheusRule/hap-reconciler", "VMRule/hap-reconciler", "Pod/hap-reconciler-check"}
+		"Job/hap-reconciler-migrate", "VMRule/hap-reconciler", "Pod/hap-reconciler-check"}
+	withPrometheusRule := slices.Clone(common)
+	withPrometheusRule[slices.Index(common, "VMRule/hap-reconciler")] = "PrometheusRule/hap-reconciler"
 	serve := []string{"Deployment/hap-reconciler", "Service/hap-reconciler", "VMServiceScrape/hap-reconciler", "ServiceAccount/hap-reconciler"}
 	want := map[string][]string{
 		"default":         append(slices.Clone(serve), common...),
 		"cronjob":         append([]string{"CronJob/hap-reconciler", "ServiceAccount/hap-reconciler"}, common...),
 		"KEB's hap block": append(slices.Clone(serve), common...),
-		"serve with ServiceMonitor, cloudsql-proxy and in-cluster credentials": append([]string{"Deployment/hap-reconciler",
+		"serve with ServiceMonitor, PrometheusRule, cloudsql-proxy and in-cluster credentials": append([]string{"Deployment/hap-reconciler",
 			"Role/hap-reconciler", "RoleBinding/hap-reconciler", "Service/hap-reconciler", "ServiceMonitor/hap-reconciler",
-			"ServiceAccount/hap-reconciler"}, common...),
+			"ServiceAccount/hap-reconciler"}, withPrometheusRule...),
 		"KEB's landscape values":                 append(slices.Clone(serve), common...),
 		"KEB's values.yaml":                      append(slices.Clone(serve), common...),
 		"KEB's keys nested under a subchart key": append(slices.Clone(serve), common...),
@@ -187,9 +191,12 @@ func TestChartRendersEachVariant(t *testing.T) {
 		if got := kinds(objs); !slices.Equal(got, w) {
 			t.Errorf("%s: rendered\n %v\nwant\n %v", v.name, got, w)
 		}
-		// Without the monitoring APIs: everything else, no monitoring object.
+		// Without the monitoring APIs: everything else, no monitoring
+		// object, and the alerts as a rule file in a ConfigMap.
 		_, objs = render(t, helm, "kcp-system", v.args...)
 		w = slices.DeleteFunc(w, func(k string) bool { return slices.Contains(monitoringKinds, strings.Split(k, "/")[0]) })
+		w = append(w, "ConfigMap/hap-reconciler-alerts")
+		slices.Sort(w)
 		if got := kinds(objs); !slices.Equal(got, w) {
 			t.Errorf("%s without the monitoring APIs: rendered\n %v\nwant\n %v", v.name, got, w)
 		}

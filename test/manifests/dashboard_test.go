@@ -141,8 +141,8 @@ func TestDashboardQueriesParse(t *testing.T) {
 	if got, _, _ := unstructured.NestedString(cm.Object, "data", "hap-reconciler.json"); strings.TrimSpace(got) != strings.TrimSpace(string(data)) {
 		t.Errorf("the rendered dashboard ConfigMap differs from %s", dashboardFile)
 	}
-	if cm.GetLabels()["grafana_dashboard"] != "1" {
-		t.Errorf("dashboard ConfigMap labels %v: want grafana_dashboard: \"1\" for the Grafana sidecar", cm.GetLabels())
+	if cm.GetLabels()["plutono-dashboard"] != "true" {
+		t.Errorf("dashboard ConfigMap labels %v: want plutono-dashboard: \"true\", the label KEB's Plutono reads", cm.GetLabels())
 	}
 }
 

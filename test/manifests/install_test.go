@@ -109,7 +109,7 @@ func TestTheDocumentedInstallRunsOnKEBsValues(t *testing.T) {
 	if !ok {
 		t.Fatalf("no %q line:\n%s", checkPassedMessage, out)
 	}
-	if passed["namespace"] != "garden-kyma-dev" || passed["bindingsListed"] != true || passed["shootsListed"] != true ||
+	if passed["namespace"] != "garden-kyma-dev" || passed["bindings"] != float64(1) || passed["shootsListed"] != true ||
 		!strings.HasPrefix(fmt.Sprint(passed["policySource"]), "environment (") || passed["level"] != "INFO" {
 		t.Errorf("check line %v: want namespace garden-kyma-dev, bindings and shoots listed, KEB's variables as the source, level INFO", passed)
 	}

@@ -89,6 +89,8 @@ const (
 	FromRequest        = "provider"
 	FromPlatformRegion = "platform region"
 	FromTrialDefault   = "default trial provider"
+	// FromPlan: the plan itself is unknown, and no provider was named.
+	FromPlan = "plan"
 )
 
 // ProviderError says why KEB gives a runtime of the plan no provider, or not
@@ -137,7 +139,8 @@ func (p Providers) ProviderType(plan, requested, platformRegion string) (string,
 	accepted, ok := requestProviders[plan]
 	switch {
 	case !ok && provider == "":
-		return refuse(FromRequest, "", "the plan is not in the job's plan table (KEB's PlanIDsMapping at %s): name the runtime's provider", PlanTableSource)
+		return refuse(FromPlan, plan, "is not in the job's plan table (KEB's PlanIDsMapping at %s): check its spelling; "+
+			"a plan newer than the job takes the runtime's provider from --provider", PlanTableSource)
 	case !ok:
 		return provider, nil
 	case provider != "":

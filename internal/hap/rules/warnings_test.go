@@ -96,7 +96,7 @@ func TestProviderTypeAsKEBsProviderValues(t *testing.T) {
 		{"free", "azure", "cf-eu10", DefaultProviders(), "azure", ""},
 		{"free", "gcp", "cf-eu10", DefaultProviders(), "", FromRequest},
 		{"newplan", "alicloud", "cf-eu10", DefaultProviders(), "alicloud", ""},
-		{"newplan", "", "cf-eu10", DefaultProviders(), "", FromRequest},
+		{"newplan", "", "cf-eu10", DefaultProviders(), "", FromPlan},
 		{"aws", "quantum", "cf-eu10", DefaultProviders(), "", FromRequest},
 	}
 	for _, tc := range cases {

@@ -412,3 +412,26 @@ volumes:
 {{- end -}}
 {{- toJson $args -}}
 {{- end -}}
+
+{{/*
+The kind the alerts are rendered as: VMRule (the default, as KEB's
+landscape runs VictoriaMetrics) or PrometheusRule, whichever is enabled;
+ConfigMap, holding the same rule file, when the cluster (or helm template's
+--api-versions) does not serve that kind, so the alerts never vanish
+silently; "" when neither is enabled. Both enabled is refused.
+*/}}
+{{- define "hap-reconciler.alertsKind" -}}
+{{- $v := .Values.hapReconciler -}}
+{{- if and $v.vmRule.enabled $v.prometheusRule.enabled -}}
+{{- fail "hapReconciler.vmRule.enabled and hapReconciler.prometheusRule.enabled are both true: enable one (every alert would be evaluated twice, and VictoriaMetrics' operator converts a PrometheusRule into a VMRule of the same name)" -}}
+{{- else if $v.vmRule.enabled -}}
+{{- if .Capabilities.APIVersions.Has "operator.victoriametrics.com/v1beta1/VMRule" }}VMRule{{ else }}ConfigMap{{ end -}}
+{{- else if $v.prometheusRule.enabled -}}
+{{- if .Capabilities.APIVersions.Has "monitoring.coreos.com/v1/PrometheusRule" }}PrometheusRule{{ else }}ConfigMap{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The API the enabled rule kind needs, for NOTES.txt. */}}
+{{- define "hap-reconciler.alertsAPI" -}}
+{{- if .Values.hapReconciler.vmRule.enabled }}operator.victoriametrics.com/v1beta1/VMRule{{ else }}monitoring.coreos.com/v1/PrometheusRule{{ end -}}
+{{- end -}}
