@@ -5,6 +5,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 var openForCheck = app.Needs{Gardener: true, Database: true}
@@ -40,7 +41,13 @@ helm test runs it.`,
 				zap.Int("bindings", res.Bindings),
 				zap.Bool("shootsListed", res.FirstShoot),
 				zap.String("policySource", res.PolicySource),
-				zap.String("limitsAndGuard", res.LimitsAndGuard))
+				zap.String("limitsAndGuard", res.LimitsAndGuard),
+				zap.Bool("kebIndexForTheReadPath", res.KEBIndex))
+			if !res.KEBIndex {
+				env.Log.Warn("KEB's instances table lacks the index the read path counts through: add provisioning.KEBIndexMigrationUp "+
+					"to KEB's migrations before KEB reads the candidate table, or every pick scans KEB's table (docs/keb-adoption.md)",
+					zap.String("index", provisioning.KEBIndexName))
+			}
 			return nil
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -48,8 +49,17 @@ func TestAWrongNamespaceChangesNoTableOfTheJobsSchema(t *testing.T) {
 	if code != exitFailed || !strings.Contains(logs, "is not the one KEB provisions in") || !strings.Contains(logs, wrong.World.Namespace) {
 		t.Errorf("check in a wrong namespace: exit %d, want %d naming the namespace\n%s", code, exitFailed, logs)
 	}
-	if code, logs := s.withEnv(t, kebVariables, "check"); code != exitOK {
-		t.Errorf("check in the right namespace: exit %d\n%s", code, logs)
+	if code, logs := s.withEnv(t, kebVariables, "check"); code != exitOK || !strings.Contains(logs, `"kebIndexForTheReadPath":true`) {
+		t.Errorf("check in the right namespace, KEB's index in place: exit %d\n%s", code, logs)
+	}
+	// Without KEB's index the job still works; check says what KEB's read
+	// path lacks.
+	if _, err := s.Conn(t, testContext(t)).Exec(testContext(t), provisioning.KEBIndexMigrationDown); err != nil {
+		t.Fatal(err)
+	}
+	if code, logs := s.withEnv(t, kebVariables, "check"); code != exitOK || !strings.Contains(logs, `"kebIndexForTheReadPath":false`) ||
+		!strings.Contains(logs, "lacks the index the read path counts through") {
+		t.Errorf("check without KEB's index: exit %d, want a pass with a warning naming the index\n%s", code, logs)
 	}
 }
 

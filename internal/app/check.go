@@ -23,6 +23,11 @@ type CheckResult struct {
 	// FirstShoot says whether its first page of shoots held anything.
 	Bindings   int
 	FirstShoot bool
+	// KEBIndex says whether KEB's instances table carries the index the
+	// read path counts through (provisioning.KEBIndexMigrationUp): KEB adds
+	// it before it reads the table, and a pick without it scans KEB's table.
+	// Not a failure of the job's install: KEB's read path needs it.
+	KEBIndex bool
 	// PolicySource says where the multi-account policy comes from.
 	PolicySource string
 	// LimitsAndGuard says which configuration a pick's limit and guard come
@@ -58,6 +63,9 @@ func Check(ctx context.Context, env *Env) (CheckResult, error) {
 		failed = append(failed, fmt.Sprintf("reading KEB's instances with the job's role: %v", err))
 	} else {
 		res.BindingsWithInstances = len(read.Counts)
+		if res.KEBIndex, err = env.Store.HasKEBIndex(ctx); err != nil {
+			failed = append(failed, fmt.Sprintf("reading the catalog with the job's role: %v", err))
+		}
 		if rows, err := env.Reports.Candidates(ctx, ""); err != nil {
 			failed = append(failed, fmt.Sprintf("reading the job's candidate table with the job's role: %v", err))
 		} else {

@@ -165,3 +165,14 @@ func (s *Store) ReservationsOn(ctx context.Context, binding string) (int, error)
 		Count(&n).Error
 	return int(n), s.wrap(fmt.Sprintf("count reservations on binding %q", binding), err)
 }
+
+// HasKEBIndex says whether KEB's instances table carries the index the read
+// path counts through (provisioning.KEBIndexName), which KEB adds with its
+// own migrations before it reads the candidate table: without it every pick
+// scans KEB's table.
+func (s *Store) HasKEBIndex(ctx context.Context) (bool, error) {
+	var n int
+	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM pg_indexes WHERE tablename = 'instances' AND indexname = ?
+		AND schemaname = current_schema()`, provisioning.KEBIndexName).Scan(&n).Error
+	return n > 0, s.wrap("look for KEB's index "+provisioning.KEBIndexName, err)
+}
