@@ -41,11 +41,12 @@ const confirmAttempts = 3
 //     on it. A binding Gardener rejects is withdrawn from the table (until
 //     a snapshot taken after shows it fit again) and the table proposes the
 //     next one, up to confirmAttempts; then ErrRejected.
-//   - Pick.ClaimNew: Gardener lists exactly the bindings of the GA the
-//     table holds (Pick.Held), all at their limit by KEB's count now; KEB
-//     claims one, then calls RecordClaim.
-//   - ErrGuarded: the same, and none holds an active instance of the GA:
-//     KEB's guard; KEB fails the provisioning.
+//   - Pick.ClaimNew: Gardener lists no binding of the GA the table does not
+//     hold (Pick.Held), all at their limit by KEB's count now; KEB claims
+//     one, then calls RecordClaim.
+//   - ErrGuarded: Gardener lists exactly the table's bindings of the GA,
+//     and none holds an active instance of the GA: KEB's guard; KEB fails
+//     the provisioning.
 //   - ErrClaimedSince: Gardener's bindings of the GA are not the table's:
 //     KEB takes its live path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
@@ -74,7 +75,7 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 				return Pick{}, err
 			}
 		case err == nil && pick.ClaimNew, isGuarded(err):
-			if cerr := c.confirmHeld(ctx, req, pick.Held); cerr != nil {
+			if cerr := c.confirmHeld(ctx, req, pick.Held, isGuarded(err)); cerr != nil {
 				return Pick{TableAge: pick.TableAge}, cerr
 			}
 			return pick, err
@@ -101,8 +102,13 @@ func (c *Client) confirmBinding(ctx context.Context, req Request, name string) (
 }
 
 // confirmHeld asks Gardener for the GA's bindings of the pool, with KEB's
-// own selector, and answers ErrClaimedSince unless they are exactly held.
-func (c *Client) confirmHeld(ctx context.Context, req Request, held []string) error {
+// own selector, and answers ErrClaimedSince unless the table's answer is
+// KEB's on them. ClaimNew holds when Gardener lists no binding the table
+// does not hold: every binding KEB's live path would count is then at its
+// limit by KEB's count now (those the table holds and Gardener no longer
+// lists, dirty or taken since, KEB would not use either). The guard also
+// counts the bindings, so it holds only when the two lists are the same.
+func (c *Client) confirmHeld(ctx context.Context, req Request, held []string, guard bool) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
 	listed, err := c.Gardener.CredentialsBindings(ctx, req.TenantSelector())
@@ -114,11 +120,21 @@ func (c *Client) confirmHeld(ctx context.Context, req Request, held []string) er
 		inGardener = append(inGardener, b.Name)
 	}
 	slices.Sort(inGardener)
-	if slices.Equal(inGardener, held) {
+	if slices.Equal(inGardener, held) || !guard && unknownTo(held, inGardener) == "" {
 		return nil
 	}
 	return fmt.Errorf("next binding for instance %q, global account %q: Gardener lists %v with %q, the table %v: %w",
 		req.InstanceID, req.GlobalAccountID, inGardener, req.TenantSelector(), held, ErrClaimedSince)
+}
+
+// unknownTo names the first of listed that held lacks, "" when none.
+func unknownTo(held, listed []string) string {
+	for _, name := range listed {
+		if !slices.Contains(held, name) {
+			return name
+		}
+	}
+	return ""
 }
 
 // reject withdraws a binding Gardener rejected, so that the table offers it

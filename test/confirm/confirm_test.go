@@ -165,3 +165,28 @@ func TestAPlacementOfAnOldInstanceCountsWhateverItsTiming(t *testing.T) {
 		t.Fatalf("KEB's live path: %+v, %v; want ClaimNew", live.Decision, err)
 	}
 }
+
+// ga-1's two bindings are full, and one of them was retired by hand since
+// the snapshot (dirty): KEB's live path lists the other alone, full, and
+// claims. The table's ClaimNew stands: Gardener lists no binding the table
+// does not hold, so no second opinion is needed.
+func TestAClaimStandsWhenGardenerListsFewerOfTheGAsBindings(t *testing.T) {
+	l := landscape.New(6)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-a", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-b", Pool: awsPool, GlobalAccountID: "ga-1"})
+	s := newScene(t, l)
+	for range 3 {
+		s.placed("ga-1", "aws-a")
+		s.placed("ga-1", "aws-b")
+	}
+	s.computeTable()
+	s.label("aws-b", "dirty", "true")
+
+	pick, err := s.client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || !pick.ClaimNew {
+		t.Fatalf("pick with both bindings full and aws-b retired: %+v, %v; want ClaimNew", pick, err)
+	}
+	if live, err := s.keb.Dedicated(s.ctx, "ga-1", awsPool); err != nil || !live.Decision.ClaimNew {
+		t.Fatalf("KEB's live path: %+v, %v; want ClaimNew", live.Decision, err)
+	}
+}
