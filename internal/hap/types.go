@@ -4,14 +4,17 @@
 // clock; callers pass `now`.
 package hap
 
+import "github.com/kyma-project/hap-reconciler/provisioning"
+
 // Label keys KEB and the account-cleanup process put on CredentialsBindings,
-// and the label KEB puts on shoots.
+// and the label KEB puts on shoots. Those KEB's selectors read are the read
+// path's own, written once there.
 const (
-	LabelHyperscalerType = "hyperscalerType"
-	LabelEUAccess        = "euAccess"
-	LabelTenantName      = "tenantName"
-	LabelShared          = "shared"
-	LabelDirty           = "dirty"
+	LabelHyperscalerType = provisioning.LabelHyperscalerType
+	LabelEUAccess        = provisioning.LabelEUAccess
+	LabelTenantName      = provisioning.LabelTenantName
+	LabelShared          = provisioning.LabelShared
+	LabelDirty           = provisioning.LabelDirty
 	LabelInternal        = "internal"
 	LabelRuntimeID       = "kyma-project.io/runtime-id"
 )
