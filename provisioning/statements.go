@@ -107,10 +107,10 @@ SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT bind
 // KEB's minBindingsForGuard (0: none).
 //
 //   - mine is KEB's count now (GetInstanceCountPerBinding): the binding's
-//     active instances the GA owns.
-//   - foreign counts the binding's active instances another GA owns: such
-//     a binding is never proposed, whatever its labels said at the
-//     snapshot (an account cleaned and claimed by another GA since).
+//     active instances the GA owns. Another GA's instances on the binding
+//     count for that GA, as KEB counts them (a subaccount moved to another
+//     GA keeps its binding); whether the binding is still the GA's is
+//     Gardener's to confirm (tenantName), not the instances'.
 //   - A binding whose Gardener shoots outnumbered KEB's instances at the
 //     snapshot keeps that excess (effective_count - db_count): the job's
 //     one deviation, a binding Gardener shows full is never filled further.
@@ -122,9 +122,7 @@ SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT bind
 //     (a GA not on KEB's allowlist) the first by name.
 const dedicatedPick = `
 placed AS (
-    SELECT g.binding_name,
-           count(*) FILTER (WHERE %[2]s = $4) AS mine,
-           count(*) FILTER (WHERE %[2]s NOT IN ('', $4)) AS foreign
+    SELECT g.binding_name, count(*) FILTER (WHERE %[2]s = $4) AS mine
     FROM grp g
     JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + ActiveInstanceSQL + `
     GROUP BY g.binding_name
@@ -133,7 +131,6 @@ load AS (
     SELECT g.binding_name, g.picks, g.guarded,
            CASE WHEN $6 THEN g.cluster_limit ELSE $7::integer END AS lim,
            coalesce(p.mine, 0) AS mine,
-           coalesce(p.foreign, 0) AS foreign,
            greatest(g.effective_count - g.db_count, 0) AS unknown_shoots,
            coalesce(r.n, 0) AS pending
     FROM grp g
@@ -151,7 +148,6 @@ picked AS MATERIALIZED (
     FROM %[1]s.binding_candidates c
     JOIN load l ON l.binding_name = c.binding_name
     WHERE NOT (SELECT guarded FROM guard)
-      AND l.foreign = 0
       AND (l.lim IS NULL OR l.mine + l.unknown_shoots + l.pending + (c.picks - l.picks) < l.lim)
     ORDER BY CASE WHEN l.lim IS NOT NULL THEN l.mine + l.pending END DESC, c.binding_name COLLATE "C"
     LIMIT 1
