@@ -46,6 +46,14 @@ type Client struct {
 	// ClaimBudget bounds RecordClaim, every attempt and pause included; 0
 	// means DefaultClaimBudget.
 	ClaimBudget time.Duration
+	// ClaimLease is how long the request that reaches ClaimNew first holds
+	// the claim of its GA and pool before another may take it over; 0
+	// means DefaultClaimLease. KEB claims and calls RecordClaim within it.
+	ClaimLease time.Duration
+	// ClaimWait bounds how long NextBinding waits for another request's
+	// claim of the same GA and pool before it answers ErrClaimPending; 0
+	// means DefaultClaimWait.
+	ClaimWait time.Duration
 
 	mu       sync.Mutex
 	prepared map[string]*sql.Stmt

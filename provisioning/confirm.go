@@ -2,9 +2,11 @@ package provisioning
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Gardener is what Client.NextBinding asks Gardener, with KEB's own client
@@ -42,8 +44,16 @@ const confirmAttempts = 3
 //     a snapshot taken after shows it fit again) and the table proposes the
 //     next one, up to confirmAttempts; then ErrRejected.
 //   - Pick.ClaimNew: Gardener lists no binding of the GA the table does not
-//     hold (Pick.Held), all at their limit by KEB's count now; KEB claims
-//     one, then calls RecordClaim.
+//     hold (Pick.Held), all at their limit by KEB's count now, and req's
+//     instance holds the claim of the GA and pool (a lease of ClaimLease);
+//     KEB claims one, then calls RecordClaim (or AbandonClaim when it could
+//     not claim). Another request that reaches ClaimNew for the same GA and
+//     pool meanwhile waits, up to ClaimWait, for that claim to be recorded,
+//     then is placed on the claimed binding while it is below its limit
+//     (Pick.Waited says how long it waited), or takes the claim over once
+//     the lease expired.
+//   - ErrClaimPending: another request holds the claim and did not record
+//     it within ClaimWait; KEB retries the step.
 //   - ErrGuarded: Gardener lists exactly the table's bindings of the GA,
 //     and none holds an active instance of the GA: KEB's guard; KEB fails
 //     the provisioning.
@@ -61,6 +71,52 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 		return Pick{}, fmt.Errorf("next binding for instance %q: the client has no Gardener to confirm the table's proposals with", req.InstanceID)
 	}
 	req = c.request(req)
+	deadline := time.Now().Add(c.claimWait())
+	var waited time.Duration
+	for {
+		pick, err := c.confirmedProposal(ctx, req)
+		if err != nil || !pick.ClaimNew {
+			pick.Waited = waited
+			return pick, err
+		}
+		l, err := c.takeLease(ctx, req)
+		if err != nil {
+			return Pick{TableAge: pick.TableAge, Waited: waited}, err
+		}
+		if l.holder == req.InstanceID {
+			pick.Waited = waited
+			return pick, c.confirmClaim(ctx, req, pick.Held)
+		}
+		began := time.Now()
+		pending, err := c.awaitLease(ctx, req, l.holder, deadline)
+		waited += time.Since(began)
+		switch {
+		case err != nil:
+			return Pick{TableAge: pick.TableAge, Waited: waited}, err
+		case pending:
+			return Pick{TableAge: pick.TableAge, Waited: waited}, fmt.Errorf(
+				"next binding for instance %q: instance %q holds the claim of global account %q, pool %s (euAccess %t), unrecorded after %s: %w",
+				req.InstanceID, l.holder, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, waited.Round(time.Millisecond), ErrClaimPending)
+		}
+	}
+}
+
+// confirmClaim has Gardener confirm the claim req's instance now holds the
+// lease of; unconfirmed, the lease ends at once, so that the requests
+// waiting on it do not wait for a claim the table will not record.
+func (c *Client) confirmClaim(ctx context.Context, req Request, held []string) error {
+	err := c.confirmHeld(ctx, req, held, false)
+	if err != nil {
+		if aerr := c.AbandonClaim(ctx, req); aerr != nil {
+			return errors.Join(err, aerr)
+		}
+	}
+	return err
+}
+
+// confirmedProposal is the table's proposal for req, confirmed by
+// Gardener, as NextBinding describes it, without the claim's lease.
+func (c *Client) confirmedProposal(ctx context.Context, req Request) (Pick, error) {
 	var rejected []string
 	for attempt := 0; attempt < confirmAttempts; attempt++ {
 		pick, err := c.Propose(ctx, req)
@@ -74,8 +130,8 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 			if err := c.reject(ctx, req, pick.Binding, reason); err != nil {
 				return Pick{}, err
 			}
-		case err == nil && pick.ClaimNew, isGuarded(err):
-			if cerr := c.confirmHeld(ctx, req, pick.Held, isGuarded(err)); cerr != nil {
+		case isGuarded(err):
+			if cerr := c.confirmHeld(ctx, req, pick.Held, true); cerr != nil {
 				return Pick{TableAge: pick.TableAge}, cerr
 			}
 			return pick, err

@@ -34,6 +34,14 @@ var (
 	// GA now. KEB fails the provisioning, as its live path does.
 	ErrGuarded = errors.New("provisioning guarded: the global account's bindings in this pool hold no active instance (minBindingsForGuard)")
 
+	// ErrClaimPending: another request of the GA reached ClaimNew in the
+	// same pool first and holds the claim (a lease), and it was not recorded
+	// within Client.ClaimWait. KEB retries the step: claiming on its live
+	// path would claim a second account for the same need. The lease
+	// expires after Client.ClaimLease, and a retry after that takes the
+	// claim over.
+	ErrClaimPending = errors.New("another request of the global account is claiming a binding in this pool")
+
 	// ErrClaimRefused: RecordClaim was asked something no retry can mend:
 	// an incomplete claim, or an instance that holds another binding.
 	ErrClaimRefused = errors.New("claim refused")
@@ -41,10 +49,11 @@ var (
 
 // LivePath says whether KEB resolves the binding on its live path after
 // NextBinding answered err: every error but ErrGuarded, which is KEB's own
-// verdict. A database or Gardener error is a live-path answer too: the
-// table could not answer, KEB's live path may.
+// verdict, and ErrClaimPending, after which KEB retries the step. A
+// database or Gardener error is a live-path answer too: the table could not
+// answer, KEB's live path may.
 func LivePath(err error) bool {
-	return err != nil && !errors.Is(err, ErrGuarded)
+	return err != nil && !errors.Is(err, ErrGuarded) && !errors.Is(err, ErrClaimPending)
 }
 
 func isGuarded(err error) bool { return errors.Is(err, ErrGuarded) }

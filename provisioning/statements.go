@@ -8,7 +8,7 @@ import (
 // The read path's statements: every one that writes the job's tables from
 // KEB's side is here (the two picks, dropping a void reservation, a
 // withdrawal, whether KEB's free step made it or Gardener rejected a
-// proposal, and recording a claim). Each text is fixed by the schema, so a
+// proposal, recording a claim, and a claim's lease). Each text is fixed by the schema, so a
 // caller sends a handful of texts and a Client prepares each once per
 // connection.
 //
@@ -281,6 +281,13 @@ recorded AS (
     SET global_account_id = excluded.global_account_id, hyperscaler_type = excluded.hyperscaler_type,
         eu_access = excluded.eu_access, claimed_at = excluded.claimed_at
 ),
+ended AS (
+    -- The claim is in the table: the GA's and pool's lease is over, and
+    -- the requests waiting on it are placed on the claimed binding.
+    DELETE FROM %[1]s.claim_leases
+    WHERE global_account_id = $2 AND hyperscaler_type = $3 AND eu_access = $4
+      AND NOT EXISTS (SELECT 1 FROM existing)
+),
 others AS (
     DELETE FROM %[1]s.binding_reservations o
     WHERE o.binding_name = $5 AND NOT EXISTS (SELECT 1 FROM existing)
@@ -328,6 +335,36 @@ listed AS (
     RETURNING c.binding_name
 )
 SELECT coalesce((SELECT binding_name FROM existing), (SELECT binding_name FROM listed)) AS holds`
+
+// takeLeaseTemplate takes the claim lease of a GA and pool for an instance
+// when nobody holds it, when it expired, or when the instance holds it
+// already (renewed); %[1]s is the schema. Parameters: $1 GA, $2 hyperscaler
+// type, $3 EU access, $4 instance id, $5 the lease in seconds. Two requests
+// taking an expired lease at once: the second waits for the first's row
+// lock, finds the lease live and another's, and takes nothing. Expiry is
+// the database's clock, the same for every replica.
+const takeLeaseTemplate = `
+INSERT INTO %[1]s.claim_leases AS l (global_account_id, hyperscaler_type, eu_access, instance_id, expires_at)
+VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
+ON CONFLICT (global_account_id, hyperscaler_type, eu_access) DO UPDATE
+SET instance_id = excluded.instance_id, expires_at = excluded.expires_at
+WHERE l.expires_at <= now() OR l.instance_id = excluded.instance_id
+RETURNING l.instance_id AS taken`
+
+// leaseTemplate reads the claim lease of a GA and pool: who holds it and
+// how long it has left; no row when none. Parameters: $1 GA, $2 hyperscaler
+// type, $3 EU access.
+const leaseTemplate = `
+SELECT coalesce(max(instance_id), '') AS holder,
+       coalesce(max(extract(epoch FROM expires_at - now())), 0) AS left_seconds
+FROM %[1]s.claim_leases
+WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`
+
+// abandonLeaseTemplate ends the lease of a GA and pool that instance $4
+// holds. Parameters: $1 GA, $2 hyperscaler type, $3 EU access, $4 instance.
+const abandonLeaseTemplate = `
+DELETE FROM %[1]s.claim_leases
+WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3 AND instance_id = $4`
 
 var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 

@@ -24,15 +24,15 @@ func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 		t.Fatalf("the second migrate should apply nothing and say the version:\n%s", logs)
 	}
 	logs = s.mustRun(t, "migrate", "--down", "2")
-	if !strings.Contains(logs, `"msg":"reverted migrations"`) || !strings.Contains(logs, `["9_pick_confirmed","8_pick_time"]`) ||
-		!strings.Contains(logs, `"version":7`) {
+	if !strings.Contains(logs, `"msg":"reverted migrations"`) || !strings.Contains(logs, `["10_claim_leases","9_pick_confirmed"]`) ||
+		!strings.Contains(logs, `"version":8`) {
 		t.Fatalf("migrate --down 2 does not log what it reverted and the version left:\n%s", logs)
 	}
 	before := s.schemaText(t)
 
 	code, _, logs := s.cli(t, "run", "--dry-run")
 	line := oneLine(t, code, logs)
-	for _, want := range []string{"a dry run applies no migration: run `hap-reconciler migrate` first", `schema "hap" needs version 9 and it is at version 7`} {
+	for _, want := range []string{"a dry run applies no migration: run `hap-reconciler migrate` first", `schema "hap" needs version 10 and it is at version 8`} {
 		if !strings.Contains(line, want) {
 			t.Errorf("%q does not say %q", line, want)
 		}

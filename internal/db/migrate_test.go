@@ -69,7 +69,7 @@ func TestConcurrentMigrationsBothSucceed(t *testing.T) {
 		schema := fmt.Sprintf("hap_round_%d", round)
 		stores := []*Store{openStore(t, url, Options{Schema: schema}), openStore(t, url, Options{Schema: schema})}
 		applied := migrateAtOnce(t, stores)
-		if n := len(applied[0]) + len(applied[1]); n != 9 {
+		if n := len(applied[0]) + len(applied[1]); n != 10 {
 			t.Fatalf("round %d: the two applied %v and %v, want each migration once", round, applied[0], applied[1])
 		}
 		assertMigrated(t, stores[0], schema)
@@ -178,8 +178,8 @@ func TestDownMigrationsUndoTheUps(t *testing.T) {
 // MigrateDown refuses to go below version 0 before it changes anything.
 func TestMigrateDownRefusesMoreStepsThanApplied(t *testing.T) {
 	s, _ := migratedStore(t)
-	if _, err := s.MigrateDown(testContext(t), 10); err == nil || !containsAll(err.Error(), "migrate down 10", "version 9") {
-		t.Fatalf("MigrateDown(10) at version 9: %v; want a refusal naming both", err)
+	if _, err := s.MigrateDown(testContext(t), 11); err == nil || !containsAll(err.Error(), "migrate down 11", "version 10") {
+		t.Fatalf("MigrateDown(11) at version 10: %v; want a refusal naming both", err)
 	}
 	assertMigrated(t, s, "hap")
 }

@@ -42,7 +42,8 @@ GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
 GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 GRANT SELECT ON hap.candidates_computed TO %[1]s;
 GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
-GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;`, keb)
+GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
+GRANT SELECT, INSERT, UPDATE, DELETE ON hap.claim_leases TO %[1]s;`, keb)
 }
 
 // The job does all of its work with exactly the documented rights, and the
@@ -300,15 +301,15 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 	if _, err := openStore(t, pg.RoleURL(owner, rightPassword, dbname), Options{}).MigrateDown(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) || !containsAll(err.Error(), `schema "hap" needs version 9`, "at version 8") {
-		t.Errorf("RequireCurrentSchema on a schema at 8: %v", err)
+	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) || !containsAll(err.Error(), `schema "hap" needs version 10`, "at version 9") {
+		t.Errorf("RequireCurrentSchema on a schema at 9: %v", err)
 	}
 	var pgErr *pgconn.PgError
 	if err := s.Migrate(ctx); !errors.As(err, &pgErr) || pgErr.Code != "42501" {
-		t.Errorf("Migrate as the runtime role on a schema at 8: %v, want permission denied (42501)", err)
+		t.Errorf("Migrate as the runtime role on a schema at 9: %v, want permission denied (42501)", err)
 	}
-	if v, err := s.SchemaVersion(ctx); err != nil || v.Version != 8 || v.Dirty {
-		t.Errorf("after the refused migrate: %+v, %v; want version 8, clean", v, err)
+	if v, err := s.SchemaVersion(ctx); err != nil || v.Version != 9 || v.Dirty {
+		t.Errorf("after the refused migrate: %+v, %v; want version 9, clean", v, err)
 	}
 }
 

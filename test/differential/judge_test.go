@@ -29,11 +29,6 @@ const (
 	// The table's binding is labelled dirty now (retired by an operator, or
 	// freed by KEB's step whose withdrawal was lost).
 	outcomeDirtyUsed = "dirty or withdrawn binding used"
-
-	// ClaimNew because another replica's pick of the same moment took the
-	// last place: KEB's live path claims twice in that race too (each
-	// replica claims under its own mutex), so it is counted apart.
-	outcomeTwoReplicaClaim = "claim by two replicas at once"
 )
 
 // The differences the table may have from KEB's live answer, each with why
@@ -75,11 +70,10 @@ func undeclared(what string) string { return "undeclared: " + what }
 
 // pickCase is one pick: the table's answer and KEB's at the same moment.
 type pickCase struct {
-	c           *cluster
-	got         provisioning.Pick
-	err         error
-	want        kebrules.Verdict
-	twoReplicas bool
+	c    *cluster
+	got  provisioning.Pick
+	err  error
+	want kebrules.Verdict
 }
 
 func (pc pickCase) answer() string {
@@ -165,18 +159,10 @@ func judgeShared(pc pickCase) string {
 	return diffSharedOrder
 }
 
-// judgeClaim: the table said ClaimNew. A claim that only another
-// replica's reservation of the same moment explains is counted apart.
+// judgeClaim: the table said ClaimNew.
 func (s *stream) judgeClaim(ctx context.Context, pc pickCase) (string, error) {
 	if pc.want.ClaimNew {
 		return outcomeAgree, nil
-	}
-	inFlight, err := s.outstanding(ctx, pc.want.Held, pc.c.instanceID)
-	if err != nil {
-		return "", err
-	}
-	if pc.twoReplicas && s.chooseWith(pc.want, inFlight).ClaimNew {
-		return outcomeTwoReplicaClaim, nil
 	}
 	full, err := s.gardenerFull(ctx, pc.want, belowLimit(pc.want))
 	if err != nil || full {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -47,7 +46,7 @@ func (s *stream) step(ctx context.Context) error {
 		{"live placement", 6, s.livePlacement},
 		{"deprovision", 5 + len(s.active), s.deprovisionOne},
 		{"cleanup", 8, s.cleanupOne},
-		{"two replicas", 3, s.twoReplicas},
+		{"workers at once", 3, s.workersAtOnce},
 		{"operator retires", 1, s.operatorRetires},
 		{"shared pool grows", 1, s.sharedPoolGrows},
 	}
@@ -216,8 +215,13 @@ func (s *stream) live(ctx context.Context, c *cluster, want kebrules.Verdict) er
 // table when req is given, and places the cluster there.
 func (s *stream) claimAndPlace(ctx context.Context, c *cluster, req *provisioning.Request) error {
 	name, err := s.claim(ctx, c.ga, c.pool)
-	if errors.Is(err, errPoolEmpty) {
+	if errors.Is(err, kebrules.ErrPoolEmpty) {
 		s.tally.ClaimsFailed++
+		if req != nil {
+			if err := s.client.AbandonClaim(ctx, *req); err != nil {
+				return err
+			}
+		}
 		return s.fail(ctx, c, "no free binding to claim")
 	}
 	if err != nil {
@@ -275,79 +279,6 @@ func (s *stream) cleanupOne(ctx context.Context) error {
 
 func (s *stream) jobRun(ctx context.Context) error {
 	return s.runJob(ctx)
-}
-
-// twoReplicas is one GA provisioning two runtimes in one pool on two KEB
-// replicas at once: both resolve steps ask the table at the same moment,
-// and where both answers are ClaimNew both replicas claim at once.
-func (s *stream) twoReplicas(ctx context.Context) error {
-	ga, p := s.chooseGA(), s.choosePool()
-	var cs [2]*cluster
-	for i := range cs {
-		c, err := s.request(ctx, ga, p, false)
-		if err != nil {
-			return err
-		}
-		cs[i] = c
-	}
-	want, err := s.oracle(ctx, cs[0])
-	if err != nil {
-		return err
-	}
-	var picks [2]provisioning.Pick
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i := range cs {
-		wg.Go(func() { picks[i], errs[i] = s.client.NextBinding(ctx, s.requestFor(cs[i])) })
-	}
-	wg.Wait()
-	s.note("two replicas for %s in %s", ga, p)
-	for i := range cs {
-		if err := s.record(ctx, pickCase{c: cs[i], got: picks[i], err: errs[i], want: want, twoReplicas: true}); err != nil {
-			return err
-		}
-	}
-	if picks[0].ClaimNew && picks[1].ClaimNew && errs[0] == nil && errs[1] == nil {
-		return s.claimBoth(ctx, cs)
-	}
-	for i := range cs {
-		if err := s.act(ctx, pickCase{c: cs[i], got: picks[i], err: errs[i], want: want}, s.requestFor(cs[i])); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// claimBoth is the two replicas' claims racing in Gardener; the loser of
-// a conflict retries on the next free binding, as KEB's step does.
-func (s *stream) claimBoth(ctx context.Context, cs [2]*cluster) error {
-	var names [2]string
-	var errs [2]error
-	var wg sync.WaitGroup
-	for i := range cs {
-		wg.Go(func() { names[i], errs[i] = s.claim(ctx, cs[i].ga, cs[i].pool) })
-	}
-	wg.Wait()
-	for i, c := range cs {
-		switch {
-		case errors.Is(errs[i], errPoolEmpty):
-			s.tally.ClaimsFailed++
-			if err := s.fail(ctx, c, "no free binding to claim"); err != nil {
-				return err
-			}
-			continue
-		case errs[i] != nil:
-			return errs[i]
-		}
-		s.note("claimed %s for %s (%s) beside another replica", names[i], c.ga, c.instanceID)
-		if err := s.recordClaim(ctx, s.requestFor(c), names[i]); err != nil {
-			return err
-		}
-		if err := s.place(ctx, c, names[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // operatorRetires is an operator labelling a claimed binding dirty by hand

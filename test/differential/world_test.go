@@ -3,7 +3,6 @@ package differential
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"maps"
 
@@ -36,6 +35,9 @@ type world struct {
 	db     *sql.DB
 	keb    *kebrules.KEB
 	client *provisioning.Client
+	// replicas are KEB's two replicas for the workers asking at once; the
+	// first one's client is client.
+	replicas []*replica
 	// sketches builds shoots as KEB creates them, which
 	// gardener-apiserver's admission takes.
 	sketches *landscape.Landscape
@@ -149,56 +151,29 @@ func (w *world) fail(ctx context.Context, c *cluster, why string) error {
 	return err
 }
 
-// errPoolEmpty: no free binding left in the pool; KEB's provisioning fails.
-var errPoolEmpty = errors.New("no free binding in the pool")
-
-// claimAttempts bounds a claim's retries after another replica took the
-// same binding first (KEB's step is retried).
-const claimAttempts = 8
-
-// claim is claimNewCredentialsBinding: list the pool's free bindings,
-// take the first by name and label it with the GA, the update guarded by
-// the resourceVersion it was read at. A conflict means another replica
-// claimed it first; KEB's step retries.
+// claim is KEB's claim of a free binding of the pool for ga.
 func (w *world) claim(ctx context.Context, ga string, p hap.Pool) (string, error) {
-	for range claimAttempts {
-		free, err := w.keb.List(ctx, kebrules.ClaimSelector(p))
-		if err != nil {
-			return "", err
-		}
-		if len(free) == 0 {
-			return "", errPoolEmpty
-		}
-		b := free[0]
-		labels := maps.Clone(b.GetLabels())
-		labels[hap.LabelTenantName] = ga
-		err = w.update(ctx, b, labels)
-		if apierrors.IsConflict(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return b.GetName(), nil
-	}
-	return "", fmt.Errorf("claim for %s in %s: conflicts %d times", ga, p, claimAttempts)
+	return w.keb.Claim(ctx, ga, p)
 }
 
 // update writes labels guarded by the resourceVersion b was read at.
 func (w *world) update(ctx context.Context, b unstructured.Unstructured, labels map[string]string) error {
-	b.SetLabels(labels)
-	_, err := w.sc.Bindings.Update(ctx, &b, metav1.UpdateOptions{})
-	return err
+	return w.keb.Update(ctx, b, labels)
 }
 
 // recordClaim tells the table about a claim KEB made after ClaimNew.
 func (w *world) recordClaim(ctx context.Context, req provisioning.Request, binding string) error {
+	return w.recordClaimOn(ctx, w.client, req, binding)
+}
+
+// recordClaimOn is recordClaim through a replica's client.
+func (w *world) recordClaimOn(ctx context.Context, client *provisioning.Client, req provisioning.Request, binding string) error {
 	claim := provisioning.Claim{Request: req, BindingName: binding}
 	if cfg := w.keb.Config; cfg.IsGlobalAccountAllowed(req.GlobalAccountID) {
 		limit := cfg.LimitForProvider(kebProvider)
 		claim.Limit = &limit
 	}
-	if err := w.client.RecordClaim(ctx, claim); err != nil {
+	if err := client.RecordClaim(ctx, claim); err != nil {
 		return fmt.Errorf("record claim of %s for %s: %w", binding, req.InstanceID, err)
 	}
 	return nil
@@ -232,7 +207,7 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 	if w.shootsOn[binding] > 0 {
 		return nil
 	}
-	for range claimAttempts {
+	for range kebrules.ClaimAttempts {
 		b, err := w.sc.Bindings.Get(ctx, binding, metav1.GetOptions{})
 		if err != nil {
 			return fmt.Errorf("free step: get %s: %w", binding, err)
@@ -257,7 +232,7 @@ func (w *world) freeStep(ctx context.Context, binding string) error {
 		w.note("free step: %s dirty, withdrawn", binding)
 		return w.client.WithdrawBinding(ctx, provisioning.Withdrawal{BindingName: binding})
 	}
-	return fmt.Errorf("free step on %s: conflicts %d times", binding, claimAttempts)
+	return fmt.Errorf("free step on %s: conflicts %d times", binding, kebrules.ClaimAttempts)
 }
 
 // cleanup is the subscription cleanup job on one dirty binding no shoot

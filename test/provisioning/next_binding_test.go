@@ -1,6 +1,7 @@
 package provisioning_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -174,7 +175,7 @@ func TestNextBindingRefusesBadRequests(t *testing.T) {
 // KEB's role needs only this on the job's schema.
 func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 	b := newBed(t)
-	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(10))}, nil)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(10)), candidate("ga-c", "b-9", 10, 1, limit(10))}, nil)
 	role := b.dbname + "_keb"
 	if err := pg.CreateRole(testContext(t), role, "keb-pw"); err != nil {
 		t.Fatal(err)
@@ -185,6 +186,7 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		GRANT SELECT ON hap.candidates_computed TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
+		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.claim_leases TO %[1]s;
 		GRANT SELECT ON instances TO %[1]s`, role))
 	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
 	pick, err := provisioning.Propose(testContext(t), keb, provisioning.Request{
@@ -200,4 +202,32 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}, BindingName: "b-2", Limit: limit(10)}); err != nil {
 		t.Fatalf("record a claim as %s: %v", role, err)
 	}
+	// ga-c's one binding is full: the pick takes the claim's lease, a retry
+	// of the step renews it, and KEB abandons it when it cannot claim.
+	client := &provisioning.Client{DB: keb, Gardener: listsOnly{"b-9"}}
+	claim := provisioning.Request{InstanceID: "i-3", GlobalAccountID: "ga-c", HyperscalerType: "aws"}
+	for range 2 {
+		if pick, err := client.NextBinding(testContext(t), claim); err != nil || !pick.ClaimNew {
+			t.Fatalf("claim as %s: %+v, %v", role, pick, err)
+		}
+	}
+	if err := client.AbandonClaim(testContext(t), claim); err != nil {
+		t.Fatalf("abandon the claim as %s: %v", role, err)
+	}
+}
+
+// listsOnly is Gardener holding exactly the named bindings of every GA and
+// pool asked about, each fit: what the database's grants are tested with.
+type listsOnly []string
+
+func (l listsOnly) CredentialsBinding(_ context.Context, name string) (provisioning.Binding, bool, error) {
+	return provisioning.Binding{}, false, fmt.Errorf("binding %s: not expected to be proposed", name)
+}
+
+func (l listsOnly) CredentialsBindings(context.Context, string) ([]provisioning.Binding, error) {
+	var out []provisioning.Binding
+	for _, name := range l {
+		out = append(out, provisioning.Binding{Name: name})
+	}
+	return out, nil
 }

@@ -1,0 +1,158 @@
+package provisioning
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// One claim however many of KEB's workers ask. KEB decides to claim outside
+// its step's mutex, so every worker that finds a GA's bindings of a pool
+// full claims an account of its own. The table holds the claim instead: the
+// first request that reaches ClaimNew for a GA and pool takes a lease on
+// that GA and pool (claim_leases, by the database alone, across workers and
+// replicas), and every other request for them meanwhile waits, up to
+// Client.ClaimWait, for the claim to be recorded. RecordClaim ends the
+// lease; the waiters then ask the table again and are placed on the claimed
+// binding while it is below its limit, and the first one to find it full
+// takes the next lease. A claimant that dies or gives up leaves its lease
+// to expire after Client.ClaimLease (or ends it with AbandonClaim), and the
+// next waiter takes it over.
+
+// DefaultClaimLease is how long a claim lease holds when the Client names no
+// ClaimLease: ample for KEB's claim in Gardener (a list and an update under
+// the step's mutex) and RecordClaim's budget, and well inside the minute
+// KEB's resolve step retries for, so that a waiter takes over a dead
+// claimant's lease before KEB gives up on the provisioning.
+const DefaultClaimLease = 30 * time.Second
+
+// DefaultClaimWait is how long NextBinding waits for another request's claim
+// when the Client names no ClaimWait: KEB's resolve step retries every ten
+// seconds (resolveSubscriptionSecretRetryInterval), so a waiter served within
+// that is never later than a retry would be.
+const DefaultClaimWait = 10 * time.Second
+
+// The pause between two looks at another request's lease: short at first,
+// since a claim is usually recorded within a fraction of a second, then
+// growing so that twenty waiters stay a few statements a second.
+const (
+	leasePollFirst = 20 * time.Millisecond
+	leasePollCap   = 250 * time.Millisecond
+)
+
+func (c *Client) claimLease() time.Duration {
+	if c.ClaimLease <= 0 {
+		return DefaultClaimLease
+	}
+	return c.ClaimLease
+}
+
+func (c *Client) claimWait() time.Duration {
+	if c.ClaimWait <= 0 {
+		return DefaultClaimWait
+	}
+	return c.ClaimWait
+}
+
+// lease is the lease on a GA and pool as one look at claim_leases saw it.
+type lease struct {
+	holder string        // the instance holding it; "" when there is none
+	left   time.Duration // until it expires, by the database's clock
+}
+
+// held says whether the lease still stands for holder.
+func (l lease) held(holder string) bool { return l.holder == holder && l.left > 0 }
+
+// takeLease takes the claim lease of req's GA and pool for req's instance,
+// or renews it when the instance already holds it (KEB retrying its step).
+// It answers the lease as it stands after the statement: req's instance
+// when taken, else the request that holds it.
+func (c *Client) takeLease(ctx context.Context, req Request) (lease, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	s := schemaOrDefault(req.Schema)
+	var taken sql.NullString
+	rows, err := c.query(ctx, fmt.Sprintf(takeLeaseTemplate, s),
+		req.GlobalAccountID, req.HyperscalerType, req.EUAccess, req.InstanceID, c.claimLease().Seconds())
+	if err == nil {
+		err = scanNamed(rows, map[string]any{"taken": &taken})
+	}
+	switch {
+	case err != nil:
+		return lease{}, fmt.Errorf("next binding for instance %q: take the claim lease of global account %q, pool %s (euAccess %t): %w",
+			req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, err)
+	case taken.Valid:
+		return lease{holder: req.InstanceID, left: c.claimLease()}, nil
+	}
+	return c.lookAtLease(ctx, req)
+}
+
+// lookAtLease reads the claim lease of req's GA and pool.
+func (c *Client) lookAtLease(ctx context.Context, req Request) (lease, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	var holder sql.NullString
+	var left sql.NullFloat64
+	rows, err := c.query(ctx, fmt.Sprintf(leaseTemplate, schemaOrDefault(req.Schema)), req.GlobalAccountID, req.HyperscalerType, req.EUAccess)
+	if err == nil {
+		err = scanNamed(rows, map[string]any{"holder": &holder, "left_seconds": &left})
+	}
+	if err != nil {
+		return lease{}, fmt.Errorf("next binding for instance %q: read the claim lease of global account %q, pool %s (euAccess %t): %w",
+			req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, err)
+	}
+	return lease{holder: holder.String, left: time.Duration(left.Float64 * float64(time.Second))}, nil
+}
+
+// awaitLease waits until the lease holder holds no longer stands (the
+// claim was recorded or abandoned, the lease expired or was taken over) or
+// until deadline, and says whether it still stands.
+func (c *Client) awaitLease(ctx context.Context, req Request, holder string, deadline time.Time) (bool, error) {
+	pause := leasePollFirst
+	for {
+		wait := min(pause, time.Until(deadline))
+		if wait <= 0 {
+			return true, nil
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false, fmt.Errorf("next binding for instance %q: waiting for instance %q's claim: %w", req.InstanceID, holder, ctx.Err())
+		case <-timer.C:
+		}
+		now, err := c.lookAtLease(ctx, req)
+		switch {
+		case err != nil:
+			return false, err
+		case !now.held(holder):
+			return false, nil
+		}
+		pause = min(pause*3/2, leasePollCap)
+	}
+}
+
+// AbandonClaim ends the claim lease req's instance holds, when KEB could not
+// claim after NextBinding answered ClaimNew (no free binding in the pool,
+// Gardener refused the label): the next request for the GA and pool claims
+// at once instead of waiting for the lease to expire. Without the call the
+// lease simply expires after ClaimLease. It is one statement and
+// idempotent; a lease another request holds is left alone.
+func (c *Client) AbandonClaim(ctx context.Context, req Request) error {
+	req = c.request(req)
+	if err := checkRequest(req); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	rows, err := c.query(ctx, fmt.Sprintf(abandonLeaseTemplate, schemaOrDefault(req.Schema)),
+		req.GlobalAccountID, req.HyperscalerType, req.EUAccess, req.InstanceID)
+	if err == nil {
+		err = drain(rows)
+	}
+	if err != nil {
+		return fmt.Errorf("abandon the claim of instance %q: %w", req.InstanceID, err)
+	}
+	return nil
+}

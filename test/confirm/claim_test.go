@@ -1,0 +1,309 @@
+package confirm
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+)
+
+// Many of KEB's workers, on two replicas, ask at once for one GA whose only
+// binding is at its limit (a pipeline creating clusters in parallel). On
+// the table's path exactly one account is claimed per limit reached, every
+// worker is placed and none over-fills an account. KEB's live path, run on
+// the same landscape for another GA in the same way, is printed beside it:
+// it decides outside its step's mutex, so every worker that found the GA
+// full claims.
+func TestOneClaimPerLimitReachedHoweverManyWorkersAsk(t *testing.T) {
+	for _, workers := range []int{8, 20} {
+		t.Run(fmt.Sprintf("%d workers", workers), func(t *testing.T) {
+			l := landscape.New(7)
+			l.AddBinding(landscape.BindingSpec{Name: "aws-full-1", Pool: awsPool, GlobalAccountID: "ga-1"})
+			l.AddBinding(landscape.BindingSpec{Name: "aws-full-2", Pool: awsPool, GlobalAccountID: "ga-2"})
+			for range 2 * workers {
+				l.AddBinding(landscape.BindingSpec{Pool: awsPool})
+			}
+			s := newScene(t, l)
+			for range kebLimit {
+				s.placed("ga-1", "aws-full-1")
+				s.placed("ga-2", "aws-full-2")
+			}
+			s.computeTable()
+			replicas := []*replica{s.replica(s.client), s.replica(s.openClient())}
+
+			table := s.atOnce(workers, "ga-1", func(i int, id string) provisioned {
+				return s.provisionOnTheTable(replicas[i%2], id, "ga-1")
+			})
+			live := s.atOnce(workers, "ga-2", func(i int, _ string) provisioned {
+				return s.provisionLive(replicas[i%2], "ga-2")
+			})
+			want := (workers + kebLimit - 1) / kebLimit
+			t.Logf("%d workers at once for one GA: the table's path claimed %d accounts (%d needed), KEB's live path %d; waits p50 %s, p99 %s",
+				workers, table.claims, want, live.claims, table.waited(0.5), table.waited(0.99))
+			if table.claims != want {
+				t.Errorf("the table's path claimed %d accounts for %d workers, want %d: one per limit reached", table.claims, workers, want)
+			}
+			for binding, n := range s.countsOf("ga-1") {
+				if n > kebLimit {
+					t.Errorf("%s holds %d of ga-1's clusters, above KEB's limit %d", binding, n, kebLimit)
+				}
+			}
+		})
+	}
+}
+
+// A worker took the claim's lease and died before claiming: the next worker
+// waits for the lease, not for ever, and takes it over once it expires;
+// meanwhile a worker with a shorter wait is told to retry, never sent to
+// KEB's live path, which would claim a second account.
+func TestALeaseOfAClaimantThatDiedIsTakenOver(t *testing.T) {
+	l := landscape.New(8)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Pool: awsPool})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+
+	dying := s.openClient()
+	dying.ClaimLease = 6 * time.Second
+	died := s.requested("ga-1")
+	if pick, err := dying.NextBinding(s.ctx, s.request(died, "ga-1", awsPool)); err != nil || !pick.ClaimNew {
+		t.Fatalf("the first worker's pick: %+v, %v; want ClaimNew", pick, err)
+	}
+
+	impatient := s.openClient()
+	impatient.ClaimWait = 50 * time.Millisecond
+	_, err := impatient.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if !errors.Is(err, provisioning.ErrClaimPending) || provisioning.LivePath(err) {
+		t.Fatalf("a worker asking while the claim is held: %v; want ErrClaimPending, a retry of KEB's step", err)
+	}
+
+	patient := s.openClient()
+	patient.ClaimWait = time.Minute
+	next := s.requested("ga-1")
+	pick, err := patient.NextBinding(s.ctx, s.request(next, "ga-1", awsPool))
+	if err != nil || !pick.ClaimNew || pick.Waited == 0 {
+		t.Fatalf("the next worker's pick after the claimant died: %+v, %v; want ClaimNew after waiting", pick, err)
+	}
+	if holder := s.leaseHolder("ga-1"); holder != next {
+		t.Fatalf("the lease is held by %q, want %q, which took it over", holder, next)
+	}
+}
+
+// A claimant that could not claim abandons its lease: the next worker
+// claims at once instead of waiting for a lease of an hour.
+func TestAnAbandonedClaimIsTakenAtOnce(t *testing.T) {
+	l := landscape.New(9)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+
+	first := s.openClient()
+	first.ClaimLease = time.Hour
+	req := s.request(s.requested("ga-1"), "ga-1", awsPool)
+	if pick, err := first.NextBinding(s.ctx, req); err != nil || !pick.ClaimNew {
+		t.Fatalf("the first worker's pick: %+v, %v; want ClaimNew", pick, err)
+	}
+	if err := first.AbandonClaim(s.ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	second := s.openClient()
+	second.ClaimWait = time.Minute
+	next := s.requested("ga-1")
+	if pick, err := second.NextBinding(s.ctx, s.request(next, "ga-1", awsPool)); err != nil || !pick.ClaimNew {
+		t.Fatalf("the next worker's pick after the claim was abandoned: %+v, %v; want ClaimNew", pick, err)
+	}
+	if holder := s.leaseHolder("ga-1"); holder != next {
+		t.Fatalf("the lease is held by %q, want %q", holder, next)
+	}
+}
+
+// kebLimit is KEB's limit for the GAs of these tests (kebConfig).
+const kebLimit = 3
+
+// replica is one KEB replica: its client of the table and the mutex its
+// resolve step claims under.
+type replica struct {
+	client *provisioning.Client
+	mu     sync.Mutex
+}
+
+func (s *scene) replica(c *provisioning.Client) *replica { return &replica{client: c} }
+
+// openClient is another KEB replica's client: its own pool of connections,
+// its own prepared statements.
+func (s *scene) openClient() *provisioning.Client {
+	s.t.Helper()
+	db, err := sql.Open("postgres", s.sc.World.DatabaseURL)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	c := &provisioning.Client{DB: db, Gardener: s.keb.Gardener(), Timeout: 30 * time.Second}
+	s.t.Cleanup(func() { _ = c.Close(); _ = db.Close() })
+	return c
+}
+
+// provisioned is what one worker's resolve step did.
+type provisioned struct {
+	binding string
+	claimed bool
+	// waited for another worker's claim
+	waited time.Duration
+	err    error
+}
+
+// burst is what workers asking at once did.
+type burst struct {
+	claims int
+	waits  []time.Duration
+}
+
+// waited is the q-quantile of the workers' waits for another's claim.
+func (b burst) waited(q float64) time.Duration {
+	if len(b.waits) == 0 {
+		return 0
+	}
+	w := slices.Clone(b.waits)
+	slices.Sort(w)
+	return w[min(len(w)-1, int(q*float64(len(w))))]
+}
+
+// atOnce starts workers provisionings for ga together, each with its
+// instance row made first, places each on its binding, and fails the test
+// on any worker's error.
+func (s *scene) atOnce(workers int, ga string, provision func(i int, id string) provisioned) burst {
+	s.t.Helper()
+	ids := make([]string, workers)
+	for i := range ids {
+		ids[i] = s.requested(ga)
+	}
+	start := make(chan struct{})
+	done := make([]provisioned, workers)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			<-start
+			p := provision(i, id)
+			if p.err == nil {
+				p.err = s.place(id, p.binding)
+			}
+			done[i] = p
+		})
+	}
+	close(start)
+	wg.Wait()
+	var b burst
+	var errs []error
+	for _, p := range done {
+		errs = append(errs, p.err)
+		if p.claimed {
+			b.claims++
+		}
+		if p.waited > 0 {
+			b.waits = append(b.waits, p.waited)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		s.t.Fatalf("workers for %s: %v", ga, err)
+	}
+	return b
+}
+
+// provisionOnTheTable is KEB's resolve step switched to the table, as the
+// adoption guide writes it: the pick; on ClaimNew KEB's claim under the
+// replica's mutex, then RecordClaim; on ErrClaimPending the step again, as
+// KEB retries it.
+func (s *scene) provisionOnTheTable(r *replica, id, ga string) provisioned {
+	req := s.request(id, ga, awsPool)
+	var waited time.Duration
+	for {
+		pick, err := r.client.NextBinding(s.ctx, req)
+		waited += pick.Waited
+		switch {
+		case errors.Is(err, provisioning.ErrClaimPending):
+			continue
+		case err != nil:
+			return provisioned{err: fmt.Errorf("%s: %w", id, err)}
+		case !pick.ClaimNew:
+			return provisioned{binding: pick.Binding, waited: waited}
+		}
+		r.mu.Lock()
+		name, err := s.keb.Claim(s.ctx, ga, awsPool)
+		r.mu.Unlock()
+		if err != nil {
+			return provisioned{err: errors.Join(fmt.Errorf("%s: claim: %w", id, err), r.client.AbandonClaim(s.ctx, req))}
+		}
+		limit := kebLimit
+		if err := r.client.RecordClaim(s.ctx, provisioning.Claim{Request: req, BindingName: name, Limit: &limit}); err != nil {
+			return provisioned{err: fmt.Errorf("%s: record the claim of %s: %w", id, name, err)}
+		}
+		return provisioned{binding: name, claimed: true, waited: waited}
+	}
+}
+
+// provisionLive is KEB's live path: list and count outside the step's
+// mutex, claim under it.
+func (s *scene) provisionLive(r *replica, ga string) provisioned {
+	v, err := s.keb.Dedicated(s.ctx, ga, awsPool)
+	if err != nil || !v.Decision.ClaimNew {
+		return provisioned{binding: v.Decision.Binding, err: err}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name, err := s.keb.Claim(s.ctx, ga, awsPool)
+	return provisioned{binding: name, claimed: err == nil, err: err}
+}
+
+// place is KEB writing the resolved binding into the instance.
+func (s *scene) place(id, binding string) error {
+	_, err := s.db.ExecContext(s.ctx, `UPDATE instances SET subscription_secret_name = $2 WHERE instance_id = $1`, id, binding)
+	return err
+}
+
+// countsOf is KEB's count of ga's active instances per binding now.
+func (s *scene) countsOf(ga string) map[string]int {
+	s.t.Helper()
+	rows, err := s.db.QueryContext(s.ctx, `SELECT subscription_secret_name, count(*) FROM instances
+		WHERE global_account_id = $1 AND subscription_secret_name <> '' AND deleted_at = '0001-01-01 00:00:00+00'
+		GROUP BY subscription_secret_name`, ga)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			s.t.Fatal(err)
+		}
+		out[name] = n
+	}
+	if err := rows.Err(); err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// leaseHolder is the instance holding ga's claim in the aws pool.
+func (s *scene) leaseHolder(ga string) string {
+	s.t.Helper()
+	var holder string
+	err := s.db.QueryRowContext(s.ctx, `SELECT instance_id FROM hap.claim_leases
+		WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`, ga, awsPool.HyperscalerType, awsPool.EUAccess).Scan(&holder)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		s.t.Fatal(err)
+	}
+	return holder
+}
