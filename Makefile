@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build image test e2e pick-cost vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test e2e pick-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -93,6 +93,15 @@ pick-cost: ## a pick's p50/p99 at XL (400,000 instance rows) by driver, KEB's in
 	bash hack/ensure-tools.sh
 	$(GO) test -count=1 -timeout 120m -run '^TestPickCostAtXL$$' -v ./test/provisioning/ \
 		-args -pick.cost -pick.cost.picks=$(PICK_COST_PICKS) -pick.cost.out=$(abspath bin/pick-cost.json)
+
+# Bursts of KEB's workers for one GA whose bindings are full, on the real
+# gardener-apiserver and PostgreSQL.
+CLAIM_WAIT_ROUNDS ?= 20
+
+claim-wait: ## the wait for another worker's claim: bursts of 8 and 20 of KEB's workers for one full GA, p50/p99 (a few minutes); figures in docs/benchmarks.md
+	bash hack/ensure-tools.sh
+	$(GO) test -count=1 -timeout 60m -run '^TestClaimWaitCost$$' -v ./test/confirm/ \
+		-args -claim.wait -claim.wait.rounds=$(CLAIM_WAIT_ROUNDS) -claim.wait.out=$(abspath bin/claim-wait.json)
 
 vet: ## go vet
 	$(GO) vet ./...

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -44,8 +43,8 @@ func TestOneClaimPerLimitReachedHoweverManyWorkersAsk(t *testing.T) {
 				return s.provisionLive(replicas[i%2], "ga-2")
 			})
 			want := (workers + kebLimit - 1) / kebLimit
-			t.Logf("%d workers at once for one GA: the table's path claimed %d accounts (%d needed), KEB's live path %d; waits p50 %s, p99 %s",
-				workers, table.claims, want, live.claims, table.waited(0.5), table.waited(0.99))
+			t.Logf("%d workers at once for one GA: the table's path claimed %d accounts (%d needed), KEB's live path %d; waits p50 %.1f ms, p99 %.1f ms",
+				workers, table.claims, want, live.claims, millis(table.waits, 0.5), millis(table.waits, 0.99))
 			if table.claims != want {
 				t.Errorf("the table's path claimed %d accounts for %d workers, want %d: one per limit reached", table.claims, workers, want)
 			}
@@ -160,23 +159,18 @@ type provisioned struct {
 	claimed bool
 	// waited for another worker's claim
 	waited time.Duration
-	err    error
+	// took the whole resolve step, when measured
+	took time.Duration
+	err  error
 }
 
-// burst is what workers asking at once did.
+// burst is what workers asking at once did: the accounts they claimed,
+// the waits of those that waited for another's claim, and those workers'
+// whole resolve steps.
 type burst struct {
-	claims int
-	waits  []time.Duration
-}
-
-// waited is the q-quantile of the workers' waits for another's claim.
-func (b burst) waited(q float64) time.Duration {
-	if len(b.waits) == 0 {
-		return 0
-	}
-	w := slices.Clone(b.waits)
-	slices.Sort(w)
-	return w[min(len(w)-1, int(q*float64(len(w))))]
+	claims      int
+	waits       []time.Duration
+	waitedSteps []time.Duration
 }
 
 // atOnce starts workers provisionings for ga together, each with its
@@ -212,6 +206,7 @@ func (s *scene) atOnce(workers int, ga string, provision func(i int, id string) 
 		}
 		if p.waited > 0 {
 			b.waits = append(b.waits, p.waited)
+			b.waitedSteps = append(b.waitedSteps, p.took)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
