@@ -3,6 +3,7 @@ package provisioning
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -79,6 +80,8 @@ func (c *Client) takeLease(ctx context.Context, req Request) (lease, error) {
 		err = scanNamed(rows, map[string]any{"taken": &taken})
 	}
 	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		// Another request holds a live lease: nothing was taken.
 	case err != nil:
 		return lease{}, fmt.Errorf("next binding for instance %q: take the claim lease of global account %q, pool %s (euAccess %t): %w",
 			req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, err)

@@ -73,19 +73,28 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	req = c.request(req)
 	deadline := time.Now().Add(c.claimWait())
 	var waited time.Duration
+	holding := false
 	for {
 		pick, err := c.confirmedProposal(ctx, req)
-		if err != nil || !pick.ClaimNew {
-			pick.Waited = waited
+		pick.Waited = waited
+		switch {
+		case holding && (err != nil || !pick.ClaimNew):
+			return pick, errors.Join(err, c.AbandonClaim(ctx, req))
+		case err != nil || !pick.ClaimNew:
 			return pick, err
+		case holding:
+			return pick, c.confirmClaim(ctx, req, pick.Held)
 		}
 		l, err := c.takeLease(ctx, req)
 		if err != nil {
 			return Pick{TableAge: pick.TableAge, Waited: waited}, err
 		}
 		if l.holder == req.InstanceID {
-			pick.Waited = waited
-			return pick, c.confirmClaim(ctx, req, pick.Held)
+			// Another request's claim may have been recorded between the
+			// proposal and the lease; under the lease none can be, so the
+			// table is asked once more before KEB claims.
+			holding = true
+			continue
 		}
 		began := time.Now()
 		pending, err := c.awaitLease(ctx, req, l.holder, deadline)

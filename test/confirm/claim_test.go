@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 )
 
@@ -249,15 +250,21 @@ func (s *scene) provisionOnTheTable(r *replica, id, ga string) provisioned {
 
 // provisionLive is KEB's live path: list and count outside the step's
 // mutex, claim under it.
+// Another replica claiming the same binding first fails the step, and KEB
+// runs it again.
 func (s *scene) provisionLive(r *replica, ga string) provisioned {
-	v, err := s.keb.Dedicated(s.ctx, ga, awsPool)
-	if err != nil || !v.Decision.ClaimNew {
-		return provisioned{binding: v.Decision.Binding, err: err}
+	for {
+		v, err := s.keb.Dedicated(s.ctx, ga, awsPool)
+		if err != nil || !v.Decision.ClaimNew {
+			return provisioned{binding: v.Decision.Binding, err: err}
+		}
+		r.mu.Lock()
+		name, err := s.keb.Claim(s.ctx, ga, awsPool)
+		r.mu.Unlock()
+		if !errors.Is(err, kebrules.ErrClaimConflicts) {
+			return provisioned{binding: name, claimed: err == nil, err: err}
+		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	name, err := s.keb.Claim(s.ctx, ga, awsPool)
-	return provisioned{binding: name, claimed: err == nil, err: err}
 }
 
 // place is KEB writing the resolved binding into the instance.

@@ -151,9 +151,16 @@ func (s *stream) resolveLive(ctx context.Context, r *replica, w *worker) {
 // claimAsWorker is KEB's claim under the replica's mutex, recorded in the
 // table when req is given.
 func (s *stream) claimAsWorker(ctx context.Context, r *replica, w *worker, req *provisioning.Request) {
-	r.mu.Lock()
-	name, err := s.keb.Claim(ctx, w.c.ga, w.c.pool)
-	r.mu.Unlock()
+	var name string
+	var err error
+	for range stepRetries {
+		r.mu.Lock()
+		name, err = s.keb.Claim(ctx, w.c.ga, w.c.pool)
+		r.mu.Unlock()
+		if !errors.Is(err, kebrules.ErrClaimConflicts) {
+			break // else the other replica claimed first: KEB retries the step
+		}
+	}
 	switch {
 	case errors.Is(err, kebrules.ErrPoolEmpty):
 		w.failed = "no free binding to claim"

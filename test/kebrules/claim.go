@@ -16,8 +16,12 @@ import (
 // ErrPoolEmpty: no free binding left in the pool; KEB's provisioning fails.
 var ErrPoolEmpty = errors.New("no free binding in the pool")
 
+// ErrClaimConflicts: another replica took the binding first, ClaimAttempts
+// times in a row; KEB's step fails and is retried.
+var ErrClaimConflicts = errors.New("another replica claimed first every time")
+
 // ClaimAttempts bounds a claim's retries after another replica took the
-// same binding first (KEB's step is retried).
+// same binding first.
 const ClaimAttempts = 8
 
 // Claim is KEB's claimNewCredentialsBinding: list the pool's free bindings,
@@ -46,7 +50,7 @@ func (k *KEB) Claim(ctx context.Context, ga string, p hap.Pool) (string, error) 
 		}
 		return b.GetName(), nil
 	}
-	return "", fmt.Errorf("claim for %s in %s: conflicts %d times", ga, p, ClaimAttempts)
+	return "", fmt.Errorf("claim for %s in %s: %d conflicts: %w", ga, p, ClaimAttempts, ErrClaimConflicts)
 }
 
 // Update writes labels guarded by the resourceVersion b was read at.
