@@ -115,7 +115,10 @@ SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT bind
 //     snapshot keeps that excess (effective_count - db_count): the job's
 //     one deviation, a binding Gardener shows full is never filled further.
 //   - The guard is KEB's: at least minBindingsForGuard bindings, none with
-//     an active instance of the GA now. The caller has Gardener confirm
+//     an active instance of the GA now, and none with a reservation in
+//     flight (a cluster the table placed whose binding KEB has not written
+//     yet: KEB's workers asking at once fill a claimed binding before the
+//     first of them writes it, and the GA is not idle). The caller has Gardener confirm
 //     that the table's bindings (held) are the GA's bindings now before it
 //     answers a guard or a claim.
 //   - Order: the most populated binding below the limit; without a limit
@@ -138,7 +141,7 @@ load AS (
     LEFT JOIN pending r ON r.binding_name = g.binding_name
 ),
 guard AS (
-    SELECT coalesce(sum(mine), 0) = 0 AND
+    SELECT coalesce(sum(mine), 0) = 0 AND coalesce(sum(pending), 0) = 0 AND
            CASE WHEN $6 THEN coalesce(bool_or(guarded), false)
                 ELSE $8::integer > 0 AND count(*) >= $8::integer END AS guarded
     FROM load

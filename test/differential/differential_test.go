@@ -111,10 +111,10 @@ func (s *stream) run(t *testing.T, ctx context.Context, picks int) {
 func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.Env) {
 	t.Helper()
 	l := landscape.New(seed)
-	for range 24 {
+	for range 40 {
 		l.AddBinding(landscape.BindingSpec{Pool: awsPool})
 	}
-	for range 8 {
+	for range 16 {
 		l.AddBinding(landscape.BindingSpec{Pool: awsEUPool})
 	}
 	for range 3 {

@@ -83,6 +83,7 @@ func (s *stream) workersAtOnce(ctx context.Context) error {
 		wg.Go(func() {
 			<-start
 			s.resolveAsWorker(ctx, s.replicas[i%len(s.replicas)], w)
+			s.resolved(ctx, w)
 		})
 	}
 	close(start)
@@ -178,6 +179,16 @@ func (s *stream) claimAsWorker(ctx context.Context, r *replica, w *worker, req *
 	}
 }
 
+// resolved is the end of a worker's resolve step once it has a binding:
+// KEB writes it into the instance at once (updateInstance), so the
+// burst's other workers count it; the runtime's shoot comes after the
+// burst (actOn).
+func (s *stream) resolved(ctx context.Context, w *worker) {
+	if w.fault == nil && w.failed == "" && w.binding != "" {
+		w.fault = s.writeBinding(ctx, w.c, w.binding)
+	}
+}
+
 // judgeBurst classifies every worker's answer and counts the burst.
 //   - A binding from the table must be the GA's and not dirty now, and the
 //     table's workers together must not fill it past KEB's limit from its
@@ -193,7 +204,9 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 	for _, w := range workers {
 		if w.fromTable {
 			fromTable++
-			placedBy[w.binding]++
+			if w.binding != "" {
+				placedBy[w.binding]++
+			}
 		}
 	}
 	needed := accountsNeeded(want, fromTable, want.Counts)
@@ -205,8 +218,11 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 	b := &s.tally.Bursts
 	b.Bursts++
 	b.Workers += len(workers)
-	if want.ClaimNew {
+	switch {
+	case want.ClaimNew:
 		b.ClaimsOnKEBsLivePathAtOnce += len(workers)
+	case want.Limit > 0 && want.Binding != "":
+		b.OverTheLimitOnKEBsLivePathAtOnce += max(0, len(workers)-(want.Limit-want.Counts[want.Binding]))
 	}
 	b.AccountsNeeded += needed
 	claims := 0
@@ -219,6 +235,8 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 		if err != nil {
 			return err
 		}
+		// An account claimed on the table's answer; a ClaimNew that found
+		// the pool empty claimed none (claimsFailedPoolEmpty counts it).
 		if w.fromTable && w.claimed {
 			b.ClaimsOnTheTablesPath++
 			claims++
@@ -264,8 +282,8 @@ func (s *stream) judgeWorker(ctx context.Context, want kebrules.Verdict, w *work
 	switch {
 	case !w.fromTable:
 		return s.judge(ctx, pickCase{c: w.c, got: w.pick, err: w.err, want: want})
-	case w.claimed:
-		return outcomeAgree, nil
+	case w.pick.ClaimNew:
+		return outcomeAgree, nil // the burst's claims are counted together
 	}
 	b, err := s.keb.Bindings.Get(ctx, w.binding, metav1.GetOptions{})
 	if err != nil {
@@ -316,6 +334,10 @@ type burstTally struct {
 	// for the same bursts when its workers decide at once: every worker
 	// of a burst whose starting state says ClaimNew claims one.
 	ClaimsOnKEBsLivePathAtOnce int `json:"accountsKEBsLivePathClaimsDecidingAtOnce"`
+	// OverTheLimitOnKEBsLivePathAtOnce are the clusters KEB's live path
+	// places past the limit in the same bursts: every worker of a burst
+	// whose starting state names a binding below the limit is placed on it.
+	OverTheLimitOnKEBsLivePathAtOnce int `json:"clustersKEBsLivePathPlacesPastTheLimitDecidingAtOnce"`
 	// PendingRetries are the step retries ErrClaimPending caused.
 	PendingRetries int    `json:"stepRetriesForAPendingClaim"`
 	WaitP50        string `json:"waitForAnotherWorkersClaimP50"`

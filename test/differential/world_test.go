@@ -85,10 +85,8 @@ func (w *world) request(ctx context.Context, ga string, p hap.Pool, shared bool)
 // place is the rest of KEB's resolve step once it has a binding:
 // updateInstance writes it into the row, and the runtime's shoot names it.
 func (w *world) place(ctx context.Context, c *cluster, binding string) error {
-	c.binding = binding
-	if _, err := w.db.ExecContext(ctx, `UPDATE instances SET subscription_secret_name = $2, updated_at = now()
-		WHERE instance_id = $1`, c.instanceID, binding); err != nil {
-		return fmt.Errorf("write binding of %s: %w", c.instanceID, err)
+	if err := w.writeBinding(ctx, c, binding); err != nil {
+		return err
 	}
 	// Short: Gardener holds project and shoot name to 21 characters.
 	w.shoots++
@@ -99,6 +97,17 @@ func (w *world) place(ctx context.Context, c *cluster, binding string) error {
 	w.shootsOn[binding]++
 	w.active = append(w.active, c)
 	w.note("placed %s on %s (shoot %s)", c.instanceID, binding, c.shoot)
+	return nil
+}
+
+// writeBinding is KEB's updateInstance: the resolved binding into the
+// instance row. It touches nothing of the world's but the database.
+func (w *world) writeBinding(ctx context.Context, c *cluster, binding string) error {
+	c.binding = binding
+	if _, err := w.db.ExecContext(ctx, `UPDATE instances SET subscription_secret_name = $2, updated_at = now()
+		WHERE instance_id = $1`, c.instanceID, binding); err != nil {
+		return fmt.Errorf("write binding of %s: %w", c.instanceID, err)
+	}
 	return nil
 }
 
