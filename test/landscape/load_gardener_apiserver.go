@@ -227,14 +227,19 @@ func (c creator) admitted(ctx context.Context, create func() error) error {
 }
 
 // refusedForMissingObject reports an admission refusal naming an object that
-// is not found, the way gardener-apiserver words a failed lister lookup.
+// is not found, the way gardener-apiserver words a failed lister lookup: 403
+// or 404 for most plugins, 500 for the shoot validator's CloudProfile
+// ("Internal error occurred: could not find referenced cloud profile").
 func refusedForMissingObject(err error) bool {
 	var status *statusError
 	if !errors.As(err, &status) {
 		return false
 	}
-	return (status.code == http.StatusForbidden || status.code == http.StatusNotFound) &&
-		strings.Contains(string(status.answer), "not found")
+	switch status.code {
+	case http.StatusForbidden, http.StatusNotFound, http.StatusInternalServerError:
+		return strings.Contains(string(status.answer), "not found")
+	}
+	return false
 }
 
 // providerTypes are the provider types of the landscape's shoots, each
