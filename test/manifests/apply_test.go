@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -143,11 +144,22 @@ func applyDryRun(t *testing.T, k kubectlRunner, name, doc string, objs []*unstru
 
 // serverAPIs are the API server's group versions and kinds as helm's
 // --api-versions: what helm reads from discovery when it installs.
+// kube-apiserver refreshes its discovery of an aggregated API on its own
+// schedule, so right after gardener-apiserver starts (or restarts) a group
+// may still be reported stale although its APIService is Available: asked
+// again until discovery is whole, for up to a minute, the last error
+// reported.
 func serverAPIs(t *testing.T, kube *testbed.Kube) []string {
 	t.Helper()
-	_, lists, err := discovery.NewDiscoveryClientForConfigOrDie(kube.Config()).ServerGroupsAndResources()
+	client := discovery.NewDiscoveryClientForConfigOrDie(kube.Config())
+	var lists []*metav1.APIResourceList
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		_, lists, last = client.ServerGroupsAndResources()
+		return last == nil, nil
+	})
 	if err != nil {
-		t.Fatalf("discovery: %v", err)
+		t.Fatalf("discovery not whole after a minute: %v (%v)", last, err)
 	}
 	var args []string
 	for _, list := range lists {
