@@ -9,7 +9,7 @@ import (
 	gardencorev1beta1 "github.com/gardener/gardener/pkg/apis/core/v1beta1"
 	securityv1alpha1 "github.com/gardener/gardener/pkg/apis/security/v1alpha1"
 
-	"github.com/kyma-project/hap-reconciler/internal/gardener/gardenertest"
+	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 )
 
 // FuzzDecodeProtobuf feeds arbitrary bytes to every protobuf reader: none
