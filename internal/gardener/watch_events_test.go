@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 
-	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 )
 
 // The watch's event decoder over a protobuf stream as gardener-apiserver

@@ -11,8 +11,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 

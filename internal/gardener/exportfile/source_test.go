@@ -12,8 +12,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/test/gardenertest"
 )
 
 // exportFixtures are the objects of a small project as kubectl exports
