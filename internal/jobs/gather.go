@@ -79,6 +79,8 @@ func configureGather(keb KEB) func(Ports) *gatherer {
 
 // gather reads Gardener and KEB's database at the same time. It returns an
 // error, never a partial picture: a job must not decide on half a fleet.
+// Each source returns its own result; the one thing they pass is KEB's
+// instance counts, sent from the database read to the shoot count.
 //
 // Shoots are counted as they arrive. Attributing a shoot to a GA takes the
 // runtime IDs of KEB's instances, so counting waits for the database read,
@@ -90,82 +92,25 @@ func (r *gatherer) gather(ctx context.Context) (*Facts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the database's time: %w", err)
 	}
-	f := &Facts{SnapshotAt: snapshotAt, Policy: r.policy, Rules: r.rules}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		start := r.now()
-		err := r.gardener.ListBindings(ctx, func() {
-			f.Bindings, f.Skipped = f.Bindings[:0], f.Skipped[:0]
-		}, func(b hap.Binding) error {
-			f.Bindings = append(f.Bindings, b)
-			return nil
-		}, func(s hap.Skipped) {
-			r.log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
-			f.Skipped = append(f.Skipped, s)
-		})
-		f.Phases.ListBindings = r.now().Sub(start)
-		if err != nil {
-			return fmt.Errorf("listing credentials bindings: %w", err)
-		}
-		return nil
-	})
-	var instances []hap.InstanceCount
-	instanceGroups := 0
-	instancesRead := make(chan struct{})
-	g.Go(func() error {
-		start := r.now()
-		read, err := r.store.ReadInstanceCounts(ctx)
-		f.Phases.ReadDatabase = r.now().Sub(start)
-		if err != nil {
-			return fmt.Errorf("reading instance counts from KEB's database: %w", err)
-		}
-		instances, f.Absorbed = read.Counts, read.Absorbed
-		instanceGroups = len(instances)
-		close(instancesRead)
-		return nil
-	})
-	var counter *hap.ShootCounter
-	var shootsWithoutBinding []string
-	g.Go(func() error {
-		start := r.now()
-		err := r.gardener.ListShoots(ctx, func() {
-			if counter != nil {
-				counter.ResetShoots()
-			}
-			shootsWithoutBinding = shootsWithoutBinding[:0]
-		}, func(s hap.Shoot) error {
-			if counter == nil {
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-instancesRead:
-				}
-				// The counter holds all that shoots are matched
-				// against: the rows and their runtime IDs are let
-				// go now rather than after the list, megabytes at
-				// 100,000 instances. A list that starts over resets
-				// the counter's shoots, so it needs them no more.
-				counter, instances = hap.NewShootCounter(instances), nil
-			}
-			if s.BindingName == "" {
-				shootsWithoutBinding = append(shootsWithoutBinding, s.Name)
-			}
-			counter.Add(s)
-			return nil
-		})
-		f.Phases.ListShoots = r.now().Sub(start)
-		if err != nil {
-			return fmt.Errorf("listing shoots: %w", err)
-		}
-		return nil
-	})
+	counts := make(chan []hap.InstanceCount, 1)
+	var bindings bindingsRead
+	var database databaseRead
+	var shoots shootsRead
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() (err error) { bindings, err = r.listBindings(gctx); return err })
+	g.Go(func() (err error) { database, err = r.readDatabase(gctx, counts); return err })
+	g.Go(func() (err error) { shoots, err = r.countShoots(gctx, counts); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if counter == nil { // no shoots at all
-		counter = hap.NewShootCounter(instances)
+	counter := shoots.counter
+	if counter == nil { // no shoots at all: the counts were never taken
+		counter = hap.NewShootCounter(<-counts)
 	}
-	for _, name := range shootsWithoutBinding {
+	f := &Facts{SnapshotAt: snapshotAt, Policy: r.policy, Rules: r.rules,
+		Bindings: bindings.bindings, Skipped: bindings.skipped, Absorbed: database.absorbed,
+		Phases: Phases{ListBindings: bindings.took, ListShoots: shoots.took, ReadDatabase: database.took}}
+	for _, name := range shoots.withoutBinding {
 		r.log.Warn("shoot names no credentials binding", zap.String("shoot", name))
 		f.Skipped = append(f.Skipped, hap.Skipped{Kind: "Shoot", Name: name,
 			Reason: "neither spec.credentialsBindingName nor spec.secretBindingName is set"})
@@ -174,12 +119,102 @@ func (r *gatherer) gather(ctx context.Context) (*Facts, error) {
 	r.log.Info("gathered the fleet",
 		zap.Int("bindings", len(f.Bindings)),
 		zap.Int("shoots", f.Tally.ShootsTotal+f.Tally.ShootsWithoutBinding),
-		zap.Int("instanceGroups", instanceGroups),
+		zap.Int("instanceGroups", database.groups),
 		zap.Int("skipped", len(f.Skipped)),
 		zap.Duration("listBindings", f.Phases.ListBindings),
 		zap.Duration("listShoots", f.Phases.ListShoots),
 		zap.Duration("readDatabase", f.Phases.ReadDatabase))
 	return f, nil
+}
+
+// bindingsRead is the binding list's result.
+type bindingsRead struct {
+	bindings []hap.Binding
+	skipped  []hap.Skipped
+	took     time.Duration
+}
+
+// listBindings lists every binding; a list that starts over starts its
+// result over.
+func (r *gatherer) listBindings(ctx context.Context) (bindingsRead, error) {
+	start := r.now()
+	var out bindingsRead
+	err := r.gardener.ListBindings(ctx, func() {
+		out.bindings, out.skipped = out.bindings[:0], out.skipped[:0]
+	}, func(b hap.Binding) error {
+		out.bindings = append(out.bindings, b)
+		return nil
+	}, func(s hap.Skipped) {
+		r.log.Warn("skipping credentials binding", zap.String("binding", s.Name), zap.String("reason", s.Reason))
+		out.skipped = append(out.skipped, s)
+	})
+	out.took = r.now().Sub(start)
+	if err != nil {
+		return bindingsRead{}, fmt.Errorf("listing credentials bindings: %w", err)
+	}
+	return out, nil
+}
+
+// databaseRead is the database read's result but the counts, which go to
+// the shoot count: it holds them alone, so that they are let go as soon
+// as it has built its counter.
+type databaseRead struct {
+	absorbed []string
+	groups   int
+	took     time.Duration
+}
+
+// readDatabase reads KEB's instance counts and sends them on counts.
+func (r *gatherer) readDatabase(ctx context.Context, counts chan<- []hap.InstanceCount) (databaseRead, error) {
+	start := r.now()
+	read, err := r.store.ReadInstanceCounts(ctx)
+	took := r.now().Sub(start)
+	if err != nil {
+		return databaseRead{}, fmt.Errorf("reading instance counts from KEB's database: %w", err)
+	}
+	counts <- read.Counts
+	return databaseRead{absorbed: read.Absorbed, groups: len(read.Counts), took: took}, nil
+}
+
+// shootsRead is the shoot list's result: the shoots counted against KEB's
+// instances (nil when there were none), and those naming no binding.
+type shootsRead struct {
+	counter        *hap.ShootCounter
+	withoutBinding []string
+	took           time.Duration
+}
+
+// countShoots lists every shoot and counts it, taking KEB's instance
+// counts from counts at the first shoot; a list that starts over resets
+// the counter's shoots.
+func (r *gatherer) countShoots(ctx context.Context, counts <-chan []hap.InstanceCount) (shootsRead, error) {
+	start := r.now()
+	var out shootsRead
+	err := r.gardener.ListShoots(ctx, func() {
+		if out.counter != nil {
+			out.counter.ResetShoots()
+		}
+		out.withoutBinding = out.withoutBinding[:0]
+	}, func(s hap.Shoot) error {
+		if out.counter == nil {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case c := <-counts:
+				out.counter = hap.NewShootCounter(c)
+			}
+		}
+		if s.BindingName == "" {
+			out.withoutBinding = append(out.withoutBinding, s.Name)
+		}
+		out.counter.Add(s)
+		return nil
+	})
+	out.took = r.now().Sub(start)
+	if err != nil {
+		return shootsRead{}, fmt.Errorf("listing shoots: %w", err)
+	}
+	return out, nil
 }
 
 // Findings decides the snapshot's drift findings (hap.Findings).
