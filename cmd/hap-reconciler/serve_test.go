@@ -228,18 +228,8 @@ func logged(log *testbed.SyncBuffer, msg string) map[string]any {
 	return nil
 }
 
-// waitFor polls done until it holds, failing the test after a minute.
+// waitFor waits up to a minute for done (testbed.Eventually).
 func waitFor(t *testing.T, what string, done func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for !done() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	testbed.Eventually(t, time.Minute, what, func() (bool, string) { return done(), "not yet" })
 }

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,10 +14,9 @@ import (
 // its own in it.
 var pg *testbed.Postgres
 
-func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
+func TestMain(m *testing.M) { testbed.Main(m, testbed.Setup{Postgres: &pg}) }
 
 func testContext(t *testing.T) context.Context {
-	testbed.Require(t)
 	return testbed.Context(t, 2*time.Minute)
 }
 

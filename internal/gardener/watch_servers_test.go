@@ -74,7 +74,7 @@ func testWatcherFollowsChanges(t *testing.T, server apiServer) {
 		t.Fatal(err)
 	}
 
-	eventually(t, 30*time.Second, "the watcher follows every change", func() (bool, string) {
+	testbed.Eventually(t, 30*time.Second, "the watcher follows every change", func() (bool, string) {
 		p, err := pictureOf(ctx, w)
 		if err != nil {
 			return false, err.Error()

@@ -44,23 +44,6 @@ func pictureOf(ctx context.Context, l lister) (picture, error) {
 	return p, err
 }
 
-// eventually polls cond until it holds or the deadline passes; cond says
-// what it saw, for the failure message.
-func eventually(t *testing.T, within time.Duration, what string, cond func() (bool, string)) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		ok, saw := cond()
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s; last saw %s", what, within, saw)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // startWatcher starts a watcher on c until the test ends and waits for its
 // first fill.
 func startWatcher(t *testing.T, c *Client, opts ...WatchOption) (*Watcher, context.CancelFunc) {
@@ -130,7 +113,7 @@ func TestWatcherListsWhatTheAPIHoldsAfterCreatesDeletesAndLabelChanges(t *testin
 		t.Fatal(err)
 	}
 
-	eventually(t, 30*time.Second, "the watcher follows every change", func() (bool, string) {
+	testbed.Eventually(t, 30*time.Second, "the watcher follows every change", func() (bool, string) {
 		p, err := pictureOf(ctx, w)
 		if err != nil {
 			return false, err.Error()
@@ -178,7 +161,7 @@ func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
 		t.Fatalf("after the first fill: %+v, %v", p, err)
 	}
 	stop()
-	eventually(t, 10*time.Second, "lists fail once the watch is stopped", func() (bool, string) {
+	testbed.Eventually(t, 10*time.Second, "lists fail once the watch is stopped", func() (bool, string) {
 		_, err := pictureOf(ctx, w)
 		return errors.Is(err, ErrWatchStopped), fmt.Sprint(err)
 	})
@@ -221,7 +204,7 @@ func TestWatcherFailsClosedWhileAnAPIServerIsDownAndRecovers(t *testing.T) {
 		if err := own.kube.StopServer(down); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 30*time.Second, fmt.Sprintf("lists fail while %s is down", down), func() (bool, string) {
+		testbed.Eventually(t, 30*time.Second, fmt.Sprintf("lists fail while %s is down", down), func() (bool, string) {
 			_, err := pictureOf(ctx, w)
 			return err != nil, "a list succeeded"
 		})
@@ -231,7 +214,7 @@ func TestWatcherFailsClosedWhileAnAPIServerIsDownAndRecovers(t *testing.T) {
 		after := fmt.Sprintf("aws-after-%d", i)
 		own.createBinding(t, ns, after, map[string]any{"hyperscalerType": "aws"})
 		// The reflector backs off up to 30 s between attempts to reconnect.
-		eventually(t, 90*time.Second, fmt.Sprintf("the watcher recovers from %s's outage and sees the binding created after it", down), func() (bool, string) {
+		testbed.Eventually(t, 90*time.Second, fmt.Sprintf("the watcher recovers from %s's outage and sees the binding created after it", down), func() (bool, string) {
 			p, err := pictureOf(ctx, w)
 			if err != nil {
 				return false, err.Error()

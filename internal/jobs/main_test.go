@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -12,9 +11,8 @@ import (
 // bed is the package's test bed; every test works in a World of its own.
 var bed *testbed.Bed
 
-func TestMain(m *testing.M) { os.Exit(testbed.RunWithBed(m, &bed)) }
+func TestMain(m *testing.M) { testbed.Main(m, testbed.Setup{Bed: &bed}) }
 
 func testContext(t *testing.T) context.Context {
-	testbed.Require(t)
 	return testbed.Context(t, 3*time.Minute)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,10 +19,9 @@ import (
 
 var pg *testbed.Postgres
 
-func TestMain(m *testing.M) { os.Exit(testbed.RunWithPostgres(m, &pg)) }
+func TestMain(m *testing.M) { testbed.Main(m, testbed.Setup{Postgres: &pg}) }
 
 func testContext(t *testing.T) context.Context {
-	testbed.Require(t)
 	return testbed.Context(t, 3*time.Minute)
 }
 

@@ -27,7 +27,6 @@ import (
 )
 
 func testContext(t *testing.T) context.Context {
-	testbed.Require(t)
 	return testbed.Context(t, 10*time.Minute)
 }
 

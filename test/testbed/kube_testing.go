@@ -25,11 +25,14 @@ func KubeForTest(tb testing.TB, opts ...KubeOption) *Kube {
 	return k
 }
 
-// Context is a test's context: done after timeout, so a hung server fails
-// the test instead of CI, or once the test's cleanups ran. Not tb.Context:
-// that one is done before the cleanups, and cleanups use these contexts.
+// Context is the context of a test that needs the test bed: done after
+// timeout, so a hung server fails the test instead of CI, or once the
+// test's cleanups ran. Not tb.Context: that one is done before the
+// cleanups, and cleanups use these contexts. Under -short, which starts no
+// test bed, it skips the test (Require).
 func Context(tb testing.TB, timeout time.Duration) context.Context {
 	tb.Helper()
+	Require(tb)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	tb.Cleanup(cancel)
 	return ctx

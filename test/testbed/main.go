@@ -39,18 +39,6 @@ func Main(m *testing.M, s Setup) {
 	os.Exit(run(m, s))
 }
 
-// RunWithBed is the body of a TestMain whose package shares one Bed: it
-// starts the Bed into *bed, runs the tests and stops it again, returning the
-// exit code for os.Exit.
-func RunWithBed(m *testing.M, bed **Bed, opts ...KubeOption) int {
-	return run(m, Setup{Bed: bed, Kube: opts})
-}
-
-// RunWithPostgres is RunWithBed for a package that needs PostgreSQL alone.
-func RunWithPostgres(m *testing.M, pg **Postgres) int {
-	return run(m, Setup{Postgres: pg})
-}
-
 func run(m *testing.M, s Setup) int {
 	if Short() {
 		return m.Run()

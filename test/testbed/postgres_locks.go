@@ -11,42 +11,30 @@ import (
 // the moment a test set up with a lock of its own, reached by another
 // goroutine or process. It gives up when ctx ends.
 func WaitForLockWait(ctx context.Context, db *sql.DB, table string) error {
-	for {
+	err := pollUntil(ctx, 10*time.Millisecond, func(ctx context.Context) (bool, error) {
 		var waiting int
 		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
 			WHERE c.relname = $1 AND NOT l.granted`, table).Scan(&waiting)
-		if err != nil {
-			return fmt.Errorf("no statement waited on %s: %w", table, err)
-		}
-		if waiting > 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("no statement waited on %s: %w", table, ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
+		return waiting > 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("no statement waited on %s: %w", table, err)
 	}
+	return nil
 }
 
 // WaitForRowLockWait returns once a statement in db's database waits for a
 // row another transaction holds (a row lock shows in pg_locks as a wait on
 // that transaction, not on the table), or when ctx ends.
 func WaitForRowLockWait(ctx context.Context, db *sql.DB) error {
-	for {
+	err := pollUntil(ctx, 10*time.Millisecond, func(ctx context.Context) (bool, error) {
 		var waiting int
 		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple')`).Scan(&waiting)
-		if err != nil {
-			return fmt.Errorf("no statement waited on a row: %w", err)
-		}
-		if waiting > 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("no statement waited on a row: %w", ctx.Err())
-		case <-time.After(10 * time.Millisecond):
-		}
+		return waiting > 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("no statement waited on a row: %w", err)
 	}
+	return nil
 }
