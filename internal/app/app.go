@@ -79,10 +79,10 @@ type Env struct {
 	Metrics *metrics.Metrics
 	Log     *zap.Logger
 
-	// watch is the watch Open started, if any.
-	watch *watching
-	// kubeconfig is the file the Gardener API was opened from, if any.
-	kubeconfig *kubeconfigFile
+	// gardener is the Gardener API the runner reads, when it reads the API
+	// (not export files): its watch, and its reload when the kubeconfig
+	// file changes.
+	gardener *apiGardener
 }
 
 // Open connects what needs asks for and returns the job wired with the
@@ -117,15 +117,15 @@ func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 			env.Close()
 			return nil, err
 		}
-		ports.Gardener, ports.Namespace, env.watch = source.port, source.namespace, source.watch
+		ports.Gardener, ports.Namespace = source.port, source.namespace
 		env.Config.Namespace = source.namespace
-		if kubeconfig != nil {
-			kubeconfig.open = func(cfg *rest.Config) (gardenerSource, error) {
+		if source.live != nil {
+			env.gardener = newAPIGardener(source, kubeconfig, func(cfg *rest.Config) (gardenerSource, error) {
 				again := s
 				again.RESTConfig = cfg
 				return openGardener(again)
-			}
-			env.kubeconfig = kubeconfig
+			}, s.Log)
+			ports.Gardener = env.gardener
 		}
 	}
 	env.Runner = jobs.NewRunner(s.Config.Jobs, ports, locker)
@@ -215,7 +215,7 @@ func databaseURL(s Inputs) (url, source string, err error) {
 // loadKubeconfig reads the kubeconfig when the job will ask the Gardener
 // API, before anything connects: a kubeconfig that cannot be read, or none
 // outside a cluster, is the caller's to correct, whatever else would fail.
-// It returns the file as read, for Env.ReloadGardener; none when the
+// It returns the file as read, for apiGardener.Reload; none when the
 // config was given or comes from the cluster.
 func loadKubeconfig(s Inputs, needs Needs) (Inputs, *kubeconfigFile, error) {
 	readsAPI := (needs.Gardener || s.Watch != nil) && s.Gardener == nil && len(s.GardenerFiles) == 0
@@ -234,7 +234,7 @@ func loadKubeconfig(s Inputs, needs Needs) (Inputs, *kubeconfigFile, error) {
 	if fingerprint == "" {
 		return s, nil, nil
 	}
-	return s, &kubeconfigFile{path: s.Kubeconfig, fingerprint: fingerprint}, nil
+	return s, &kubeconfigFile{path: s.Kubeconfig, fingerprint: fingerprint, seen: fingerprint}, nil
 }
 
 // gardenerSource is where the jobs read Gardener from, and the namespace;

@@ -52,17 +52,21 @@ func watchGardener(client *gardener.Client, w *Watch, log *zap.Logger) (*watchin
 // ends (SIGTERM). Without a watch there is nothing to wait for. Its error
 // carries the hint of the last list the API server refused.
 func (e *Env) WaitForGardener(ctx context.Context) error {
-	if e.watch == nil {
+	if e.gardener == nil {
+		return nil
+	}
+	w := e.gardener.watching()
+	if w == nil {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, firstFillTimeout)
 	defer cancel()
-	if err := e.watch.watcher.WaitForSync(ctx); err != nil {
-		e.watch.stop()
+	if err := w.watcher.WaitForSync(ctx); err != nil {
+		w.stop()
 		return fmt.Errorf("watching Gardener: %w", err)
 	}
 	e.Log.Info("watching Gardener: shoots and bindings were listed once and are kept current from now on",
-		zap.Duration("firstList", time.Since(e.watch.started)))
+		zap.Duration("firstList", time.Since(w.started)))
 	return nil
 }
 
