@@ -44,7 +44,7 @@ agree, and every pick where they part, with both answers and why.`,
 				return err
 			}
 			defer env.Close()
-			from := time.Now().Add(-jobs.SettingsOf[jobs.ShadowSettings](env.Config.Jobs).Window.Duration)
+			from := time.Now().Add(-jobs.ShadowJob.Of(env.Config.Jobs).Window.Duration)
 			if shadow {
 				rep, err := report.Shadow(cmd.Context(), env.Reports, from)
 				if err != nil {

@@ -137,7 +137,7 @@ func (o overrides) apply(cfg *config.Config) {
 		cfg.Metrics.Listen = o.listen
 	}
 	if o.since > 0 {
-		jobs.ChangeSettings(&cfg.Jobs, func(s *jobs.ShadowSettings) { s.Window.Duration = o.since })
+		jobs.ShadowJob.Change(&cfg.Jobs, func(s *jobs.ShadowSettings) { s.Window.Duration = o.since })
 	}
 }
 

@@ -58,7 +58,7 @@ release:
 	if got := warningKeys(cfg.Warnings); !slices.Equal(got, []string{limitsKey + ".alicloud", limitsKey + ".openstack"}) {
 		t.Errorf("warnings %v", cfg.Warnings)
 	}
-	release := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs)
+	release := jobs.ReleaseJob.Of(cfg.Jobs)
 	if release.GracePeriod.Duration != 2*time.Hour || release.MaxPerRun != 10 || cfg.Gardener.PageSize != 500 {
 		t.Fatalf("defaults not kept under the file: %+v", cfg)
 	}

@@ -14,14 +14,20 @@ import (
 // JobCandidates names the candidates job.
 const JobCandidates = "candidates"
 
-var candidatesJob = Define(JobCandidates,
-	"precomputes the ranked candidate table provisioning reads in one query",
-	"*/5 * * * *", "candidates", defaultCandidatesSettings, CandidatesSettings.check,
-	func(s CandidatesSettings) Build {
+// CandidatesJob is the candidates job; its settings are the section
+// candidates.
+var CandidatesJob = Define(Declaration[CandidatesSettings]{
+	Name:     JobCandidates,
+	Does:     "precomputes the ranked candidate table provisioning reads in one query",
+	Schedule: "*/5 * * * *",
+	Defaults: defaultCandidatesSettings,
+	Check:    CandidatesSettings.check,
+	Build: func(s CandidatesSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &candidates{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
-	})
+	},
+})
 
 // CandidatesSettings are the candidates job's settings, the section
 // candidates of the configuration file.

@@ -12,14 +12,17 @@ import (
 // JobDrift names the drift job.
 const JobDrift = "drift"
 
-var driftJob = Define(JobDrift,
-	"compares KEB's database with the shoots Gardener really has, per binding",
-	"*/10 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
-	func(NoSettings) Build {
+// DriftJob is the drift job; it has no settings.
+var DriftJob = Define(Declaration[NoSettings]{
+	Name:     JobDrift,
+	Does:     "compares KEB's database with the shoots Gardener really has, per binding",
+	Schedule: "*/10 * * * *",
+	Build: func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &drift{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
-	})
+	},
+})
 
 // driftStore is what drift needs of the database: the drift table.
 type driftStore interface {

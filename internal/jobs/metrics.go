@@ -10,14 +10,17 @@ import (
 // JobMetrics names the metrics job.
 const JobMetrics = "metrics"
 
-var metricsJob = Define(JobMetrics,
-	"exposes the pool's metrics",
-	"*/5 * * * *", "", func() NoSettings { return NoSettings{} }, nil,
-	func(NoSettings) Build {
+// MetricsJob is the metrics job; it has no settings.
+var MetricsJob = Define(Declaration[NoSettings]{
+	Name:     JobMetrics,
+	Does:     "exposes the pool's metrics",
+	Schedule: "*/5 * * * *",
+	Build: func(NoSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &metrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
-	})
+	},
+})
 
 // metricsStore is what the metrics job needs of the database: the pool
 // history.

@@ -10,14 +10,15 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 )
 
-// Job is one unit of work of a run. The file that holds a job declares it
-// (Define), with its settings, their defaults and their checks, and Registry
-// lists it once; the runner, `run --jobs`, serve's schedules, the
-// configuration file's sections and the validation of schedules.* all read
-// it from there.
+// Job is one unit of work of a run, as the Registry lists it. The file that
+// holds a job declares it (Define), with its settings, their defaults and
+// their checks, and Registry lists it once; the runner, `run --jobs`,
+// serve's schedules, the configuration file's sections and the validation
+// of schedules.* all read it from there.
 type Job struct {
-	// Name selects the job in --jobs, keys schedules.<name> and labels the
-	// job's logs and metrics.
+	// Name selects the job in --jobs, keys schedules.<name>, names the
+	// job's section of the configuration file when it has settings, and
+	// labels the job's logs and metrics.
 	Name string
 	// Does says in a line what the job does, for the help.
 	Does string
@@ -25,13 +26,11 @@ type Job struct {
 	// schedules.<name> is not set.
 	DefaultSchedule string
 	// Section is the key of the job's own settings in the configuration
-	// file; "" when the job has none.
+	// file, its name; "" when the job has none.
 	Section string
 
-	// own is how the job's settings are made, read and checked; build
-	// makes one run of the job with them.
-	own   ownSettings
-	build func(settings any) Build
+	// kind makes the job's settings as they are before the file is read.
+	kind func() settings
 }
 
 // Build makes one run of a job: the job with its own settings, the narrow
@@ -43,43 +42,98 @@ type Task interface {
 	Run(ctx context.Context, f *Facts) error
 }
 
-// Define declares a job whose settings are an S: what it does, in a line
-// of the help, its default schedule, the section of the configuration file
-// its settings are read from ("" for none), their defaults,
-// their check (nil for none) and how a run is built with them. The
-// section is decoded strictly into an S over the defaults: an unknown key
-// or a value of the wrong type is refused naming its whole path.
-func Define[S any](name, does, schedule, section string, defaults func() S, check func(S) error, build func(S) Build) Job {
-	return Job{
-		Name: name, Does: does, DefaultSchedule: schedule, Section: section,
-		own: ownSettings{
-			defaults: func() any { return defaults() },
-			decode: func(key string, node any, over any) (any, error) {
-				s := over.(S)
-				err := decodeSection(key, node, &s)
-				return s, err
-			},
-			check: func(v any) error {
-				if check == nil {
-					return nil
-				}
-				return check(v.(S))
-			},
-		},
-		build: func(v any) Build { return build(v.(S)) },
-	}
+// Declaration is a job as its file declares it, with settings of type S.
+type Declaration[S any] struct {
+	Name string
+	// Does is the job in a line of the help.
+	Does string
+	// Schedule is the job's default cron schedule.
+	Schedule string
+	// Defaults makes the job's settings as they are before the file is
+	// read, from the section named after the job: strictly, over the
+	// defaults, an unknown key or a value of the wrong type refused naming
+	// its whole path. Nil for a job without settings (S NoSettings),
+	// which has no section.
+	Defaults func() S
+	// Check refuses settings that cannot run, naming the key and the
+	// value; nil for none.
+	Check func(S) error
+	// Build makes a run of the job with its settings.
+	Build func(S) Build
 }
 
 // NoSettings are the settings of a job that has none.
 type NoSettings struct{}
 
-// ownSettings is a job's settings type, erased: its defaults, its strict
-// decoding over a value, its check.
-type ownSettings struct {
-	defaults func() any
-	decode   func(key string, node any, over any) (any, error)
-	check    func(any) error
+// Declared is a declared job: its entry of the Registry, and its settings
+// as the type they are.
+type Declared[S any] struct {
+	Job
+	declaration *Declaration[S]
 }
+
+// Define declares a job.
+func Define[S any](d Declaration[S]) Declared[S] {
+	job := Job{Name: d.Name, Does: d.Does, DefaultSchedule: d.Schedule}
+	if d.Defaults != nil {
+		job.Section = d.Name
+	}
+	decl := &d
+	job.kind = func() settings { return typedSettings[S]{value: decl.defaults(), declaration: decl} }
+	return Declared[S]{Job: job, declaration: decl}
+}
+
+func (d *Declaration[S]) defaults() S {
+	if d.Defaults == nil {
+		var none S
+		return none
+	}
+	return d.Defaults()
+}
+
+// Of returns the job's settings in s: its defaults when s holds none.
+func (j Declared[S]) Of(s Setup) S {
+	if t, ok := s.own[j.Name].(typedSettings[S]); ok {
+		return t.value
+	}
+	return j.declaration.defaults()
+}
+
+// Change changes the job's settings in s alone (a copy of s made before
+// keeps its own). Resolving the configuration again checks them.
+func (j Declared[S]) Change(s *Setup, change func(*S)) {
+	v := j.Of(*s)
+	change(&v)
+	s.set(j.Name, typedSettings[S]{value: v, declaration: j.declaration})
+}
+
+// settings are one job's settings, of the type its declaration names.
+type settings interface {
+	// over reads node, the job's section, over these settings.
+	over(key string, node any) (settings, error)
+	check() error
+	build() Build
+}
+
+type typedSettings[S any] struct {
+	value       S
+	declaration *Declaration[S]
+}
+
+func (t typedSettings[S]) over(key string, node any) (settings, error) {
+	v := t.value
+	err := decodeSection(key, node, &v)
+	return typedSettings[S]{value: v, declaration: t.declaration}, err
+}
+
+func (t typedSettings[S]) check() error {
+	if t.declaration.Check == nil {
+		return nil
+	}
+	return t.declaration.Check(t.value)
+}
+
+func (t typedSettings[S]) build() Build { return t.declaration.Build(t.value) }
 
 // KEB is what every job shares, resolved once when the configuration is
 // loaded: KEB's multi-account policy and KEB's rules, as KEB applies them.
@@ -92,7 +146,7 @@ type KEB struct {
 // Registry lists every job in the order a run executes them: candidates use
 // nothing drift writes, but an operator reading the logs sees findings
 // before the table.
-var Registry = []Job{driftJob, candidatesJob, shadowJob, releaseJob, metricsJob}
+var Registry = []Job{DriftJob.Job, CandidatesJob.Job, ShadowJob.Job, ReleaseJob.Job, MetricsJob.Job}
 
 // AllJobs names every job in run order.
 var AllJobs = jobNames()

@@ -83,16 +83,16 @@ func TestEachJobReadsItsOwnSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs)
+	release := jobs.ReleaseJob.Of(cfg.Jobs)
 	if release.MaxPerRun != 3 || !release.Enabled || release.Mode != jobs.ReleaseDirty || release.GracePeriod.Duration != time.Hour {
 		t.Errorf("release settings %+v", release)
 	}
-	if w := jobs.SettingsOf[jobs.ShadowSettings](cfg.Jobs).Window.Duration; w != 24*time.Hour {
+	if w := jobs.ShadowJob.Of(cfg.Jobs).Window.Duration; w != 24*time.Hour {
 		t.Errorf("shadow.window %v", w)
 	}
 	changed := cfg
-	jobs.ChangeSettings(&changed.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 7 })
-	if got := jobs.SettingsOf[jobs.ReleaseSettings](cfg.Jobs).MaxPerRun; got != 3 {
+	jobs.ReleaseJob.Change(&changed.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 7 })
+	if got := jobs.ReleaseJob.Of(cfg.Jobs).MaxPerRun; got != 3 {
 		t.Errorf("changing a copy changed the original: maxPerRun %d", got)
 	}
 	if _, err := resolve(t, "candidates: {reservationTTL: 1h, ttl: 2h}\n"); err == nil || !strings.Contains(err.Error(), "candidates.ttl: unknown key") {

@@ -61,7 +61,7 @@ type Runner struct {
 func NewRunner(s Setup, p Ports, locker Locker) *Runner {
 	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), gather: configureGather(s.KEB)}
 	for _, j := range Registry {
-		r.builds[j.Name] = j.build(s.settingsOf(j))
+		r.builds[j.Name] = s.settingsOf(j).build()
 	}
 	return r
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -28,16 +27,16 @@ type Setup struct {
 
 	// own holds each job's settings by the job's name; schedules holds
 	// schedules.* as the file writes them.
-	own       map[string]any
+	own       map[string]settings
 	schedules map[string]string
 }
 
 // NewSetup returns every job's default settings and no schedule of the
 // file's: every job on its default schedule.
 func NewSetup() Setup {
-	s := Setup{own: make(map[string]any, len(Registry))}
+	s := Setup{own: make(map[string]settings, len(Registry))}
 	for _, j := range Registry {
-		s.own[j.Name] = j.own.defaults()
+		s.own[j.Name] = j.kind()
 	}
 	return s
 }
@@ -70,7 +69,7 @@ func (s *Setup) ReadSection(key string, node any) error {
 		if j.Section != key || key == "" {
 			continue
 		}
-		v, err := j.own.decode(key, node, s.settingsOf(j))
+		v, err := s.settingsOf(j).over(key, node)
 		if err != nil {
 			return err
 		}
@@ -85,7 +84,7 @@ func (s *Setup) ReadSection(key string, node any) error {
 // value.
 func (s Setup) Check() error {
 	for _, j := range Registry {
-		if err := j.own.check(s.settingsOf(j)); err != nil {
+		if err := s.settingsOf(j).check(); err != nil {
 			return err
 		}
 	}
@@ -102,45 +101,20 @@ func (s Setup) Schedules() map[string]string {
 	return out
 }
 
-// SettingsOf returns the settings of the job whose settings are an S.
-func SettingsOf[S any](s Setup) S {
-	j := jobWithSettings[S]()
-	return s.settingsOf(j).(S)
-}
-
-// ChangeSettings changes the settings of the job whose settings are an S,
-// in s alone (a copy of s made before keeps its own). Resolving the
-// configuration again checks them.
-func ChangeSettings[S any](s *Setup, change func(*S)) {
-	j := jobWithSettings[S]()
-	v := s.settingsOf(j).(S)
-	change(&v)
-	s.set(j.Name, v)
-}
-
-func jobWithSettings[S any]() Job {
-	for _, j := range Registry {
-		if _, ok := j.own.defaults().(S); ok {
-			return j
-		}
-	}
-	panic(fmt.Sprintf("jobs: no job of the registry has settings of type %s", reflect.TypeFor[S]()))
-}
-
 // settingsOf returns job j's settings; its defaults when s holds none.
-func (s Setup) settingsOf(j Job) any {
+func (s Setup) settingsOf(j Job) settings {
 	if v, ok := s.own[j.Name]; ok {
 		return v
 	}
-	return j.own.defaults()
+	return j.kind()
 }
 
 // set replaces job name's settings in a map of s's own: copies of a Setup
 // share none.
-func (s *Setup) set(name string, v any) {
+func (s *Setup) set(name string, v settings) {
 	s.own = maps.Clone(s.own)
 	if s.own == nil {
-		s.own = map[string]any{}
+		s.own = map[string]settings{}
 	}
 	s.own[name] = v
 }

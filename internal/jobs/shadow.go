@@ -15,14 +15,19 @@ import (
 // JobShadow names the shadow job.
 const JobShadow = "shadow"
 
-var shadowJob = Define(JobShadow,
-	"puts each of KEB's own picks beside what that table would have answered",
-	"*/10 * * * *", "shadow", defaultShadowSettings, ShadowSettings.check,
-	func(s ShadowSettings) Build {
+// ShadowJob is the shadow job; its settings are the section shadow.
+var ShadowJob = Define(Declaration[ShadowSettings]{
+	Name:     JobShadow,
+	Does:     "puts each of KEB's own picks beside what that table would have answered",
+	Schedule: "*/10 * * * *",
+	Defaults: defaultShadowSettings,
+	Check:    ShadowSettings.check,
+	Build: func(s ShadowSettings) Build {
 		return func(p Ports, pass Pass) Task {
 			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
-	})
+	},
+})
 
 // ShadowSettings are the shadow job's settings, the section shadow of the
 // configuration file: KEB's own picks compared with the candidate table's.
