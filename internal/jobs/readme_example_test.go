@@ -1,0 +1,68 @@
+package jobs
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/setting"
+)
+
+// The README's example of a new job, as it stands there: it compiles with
+// the package, and TestTheREADMEsJobExampleCompiles holds the README to it.
+// internal/jobs/tidy.go
+const JobTidy = "tidy"
+
+// TidyJob is the tidy job; its settings are the section tidy.
+var TidyJob = Define(Declaration[TidySettings]{
+	Name:     JobTidy,
+	Does:     "deletes the audit rows older than tidy.keepFor",
+	Schedule: "0 3 * * *",
+	Defaults: defaultTidySettings,
+	Check:    TidySettings.check,
+	Build: func(s TidySettings) Build {
+		return func(p Ports, pass Pass) Task { return &tidy{Pass: pass, settings: s, store: p.Store} }
+	},
+})
+
+// TidySettings are the section tidy of the configuration file.
+type TidySettings struct {
+	KeepFor setting.Duration `json:"keepFor"`
+}
+
+func defaultTidySettings() TidySettings {
+	return TidySettings{KeepFor: setting.Duration{Duration: 720 * time.Hour}}
+}
+func (s TidySettings) check() error { return setting.Positive("tidy.keepFor", s.KeepFor) }
+
+// tidy is the example's job; its work is beside the point here.
+type tidy struct {
+	Pass
+	settings TidySettings
+	store    Store
+}
+
+func (t *tidy) Run(context.Context, *Facts) error { return nil }
+
+func TestTheREADMEsJobExampleCompiles(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile("readme_example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(self), "// internal/jobs/tidy.go")
+	end := strings.Index(string(self), "// tidy is the example's job")
+	example := "```go\n" + strings.TrimSpace(string(self)[start:end]) + "\n```"
+	if !strings.Contains(string(readme), example) {
+		t.Fatalf("the README's job example is not the one this file compiles:\n%s", example)
+	}
+	if got := TidyJob.Of(NewSetup()).KeepFor.Duration; got != 720*time.Hour {
+		t.Fatalf("the example's default keepFor: %s", got)
+	}
+	_ = setting.Duration{}
+}
