@@ -11,6 +11,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // Many of KEB's workers, on two replicas, ask at once for one GA whose only
@@ -45,7 +46,7 @@ func TestOneClaimPerLimitReachedHoweverManyWorkersAsk(t *testing.T) {
 			})
 			want := (workers + kebLimit - 1) / kebLimit
 			t.Logf("%d workers at once for one GA: the table's path claimed %d accounts (%d needed), KEB's live path %d; waits p50 %.1f ms, p99 %.1f ms",
-				workers, table.claims, want, live.claims, millis(table.waits, 0.5), millis(table.waits, 0.99))
+				workers, table.claims, want, live.claims, testbed.QuantileMillis(table.waits, 0.5), testbed.QuantileMillis(table.waits, 0.99))
 			if table.claims != want {
 				t.Errorf("the table's path claimed %d accounts for %d workers, want %d: one per limit reached", table.claims, workers, want)
 			}
@@ -282,20 +283,11 @@ func (s *scene) countsOf(ga string) map[string]int {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var name string
-		var n int
-		if err := rows.Scan(&name, &n); err != nil {
-			s.t.Fatal(err)
-		}
-		out[name] = n
-	}
-	if err := rows.Err(); err != nil {
+	counts, err := kebrules.ScanCounts(rows)
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	return out
+	return counts
 }
 
 // leaseHolder is the instance holding ga's claim in the aws pool.

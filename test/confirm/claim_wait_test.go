@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 var (
@@ -84,8 +84,8 @@ func TestClaimWaitCost(t *testing.T) {
 	for _, n := range sizes {
 		f := figures[n]
 		f.Waited = len(got[n].waits)
-		f.WaitP50Millis, f.WaitP99Millis = millis(got[n].waits, 0.5), millis(got[n].waits, 0.99)
-		f.StepP50Millis, f.StepP99Millis = millis(got[n].steps, 0.5), millis(got[n].steps, 0.99)
+		f.WaitP50Millis, f.WaitP99Millis = testbed.QuantileMillis(got[n].waits, 0.5), testbed.QuantileMillis(got[n].waits, 0.99)
+		f.StepP50Millis, f.StepP99Millis = testbed.QuantileMillis(got[n].steps, 0.5), testbed.QuantileMillis(got[n].steps, 0.99)
 		out = append(out, *f)
 	}
 	text, err := json.MarshalIndent(out, "", "  ")
@@ -109,14 +109,4 @@ func (s *scene) fillToTheLimit(ga string) {
 			s.placed(ga, binding)
 		}
 	}
-}
-
-// millis is the q-quantile of d in milliseconds.
-func millis(d []time.Duration, q float64) float64 {
-	if len(d) == 0 {
-		return 0
-	}
-	d = slices.Clone(d)
-	slices.Sort(d)
-	return float64(d[min(len(d)-1, int(q*float64(len(d))))].Microseconds()) / 1000
 }

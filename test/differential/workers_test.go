@@ -13,6 +13,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/kebrules"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // burstWorkers is how many of KEB's workers resolve runtimes of one GA and
@@ -339,21 +340,13 @@ type burstTally struct {
 	// whose starting state names a binding below the limit is placed on it.
 	OverTheLimitOnKEBsLivePathAtOnce int `json:"clustersKEBsLivePathPlacesPastTheLimitDecidingAtOnce"`
 	// PendingRetries are the step retries ErrClaimPending caused.
-	PendingRetries int    `json:"stepRetriesForAPendingClaim"`
-	WaitP50        string `json:"waitForAnotherWorkersClaimP50"`
-	WaitP99        string `json:"waitForAnotherWorkersClaimP99"`
+	PendingRetries int     `json:"stepRetriesForAPendingClaim"`
+	WaitP50Millis  float64 `json:"waitForAnotherWorkersClaimP50Millis"`
+	WaitP99Millis  float64 `json:"waitForAnotherWorkersClaimP99Millis"`
 	waits          []time.Duration
 }
 
 // summarize fills the wait quantiles.
 func (b *burstTally) summarize() {
-	if len(b.waits) == 0 {
-		return
-	}
-	w := slices.Clone(b.waits)
-	slices.Sort(w)
-	q := func(f float64) string {
-		return w[min(len(w)-1, int(f*float64(len(w))))].Round(time.Millisecond).String()
-	}
-	b.WaitP50, b.WaitP99 = q(0.5), q(0.99)
+	b.WaitP50Millis, b.WaitP99Millis = testbed.QuantileMillis(b.waits, 0.5), testbed.QuantileMillis(b.waits, 0.99)
 }

@@ -122,7 +122,7 @@ func TestPickCostAtXL(t *testing.T) {
 			for name, c := range clients {
 				_ = c.Close()
 				figures = append(figures, costFigure{Driver: name, KEBIndex: indexed, Window: size, Picks: len(lat[name]),
-					P50Millis: quantileMillis(lat[name], 0.50), P99Millis: quantileMillis(lat[name], 0.99)})
+					P50Millis: testbed.QuantileMillis(lat[name], 0.50), P99Millis: testbed.QuantileMillis(lat[name], 0.99)})
 			}
 		}
 	}
@@ -138,13 +138,4 @@ func TestPickCostAtXL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func quantileMillis(d []time.Duration, q float64) float64 {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return float64(s[min(len(s)-1, int(q*float64(len(s))))].Microseconds()) / 1000
 }
