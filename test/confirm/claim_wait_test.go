@@ -54,6 +54,9 @@ func TestClaimWaitCost(t *testing.T) {
 		}
 	}
 	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
 	s.computeTable()
 	replicas := []*replica{s.replica(s.client), s.replica(s.openClient())}
 
@@ -72,6 +75,11 @@ func TestClaimWaitCost(t *testing.T) {
 				p.took = time.Since(began)
 				return p
 			})
+			for binding, placed := range s.countsOf("ga-1") {
+				if placed > kebLimit {
+					t.Errorf("%s holds %d of ga-1's clusters after a burst of %d, above KEB's limit %d", binding, placed, n, kebLimit)
+				}
+			}
 			f := figures[n]
 			f.Bursts++
 			f.Claims += burst.claims
