@@ -17,10 +17,10 @@ func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 	if strings.Contains(logs, app.PolicyMessage) {
 		t.Errorf("migrate logs the multi-account policy, which it does not apply:\n%s", logs)
 	}
-	if !strings.Contains(logs, `"msg":"applied migrations"`) || !strings.Contains(logs, `"1_job_tables"`) || !strings.Contains(logs, `"9_pick_confirmed"`) {
+	if !strings.Contains(logs, `"msg":"applied migrations"`) || !strings.Contains(logs, `"1_job_tables"`) || !strings.Contains(logs, `"10_claim_leases"`) {
 		t.Fatalf("the first migrate does not log the migrations it applied:\n%s", logs)
 	}
-	if logs := s.mustRun(t, "migrate"); strings.Contains(logs, "applied migrations") || !strings.Contains(logs, `"version":9`) {
+	if logs := s.mustRun(t, "migrate"); strings.Contains(logs, "applied migrations") || !strings.Contains(logs, `"version":10`) {
 		t.Fatalf("the second migrate should apply nothing and say the version:\n%s", logs)
 	}
 	logs = s.mustRun(t, "migrate", "--down", "2")
@@ -48,8 +48,8 @@ func TestMigrateSaysWhatItAppliedAndADryRunNeverMigrates(t *testing.T) {
 		t.Fatalf("serve --dry-run changed the schema:\n%s\nbefore:\n%s", after, before)
 	}
 
-	if logs := s.mustRun(t, "migrate"); !strings.Contains(logs, `["8_pick_time","9_pick_confirmed"]`) {
-		t.Fatalf("migrate after --down 2 should apply 7 and 8 again:\n%s", logs)
+	if logs := s.mustRun(t, "migrate"); !strings.Contains(logs, `["9_pick_confirmed","10_claim_leases"]`) {
+		t.Fatalf("migrate after --down 2 should apply 9 and 10 again:\n%s", logs)
 	}
 	s.mustRun(t, "run", "--dry-run")
 }

@@ -15,7 +15,7 @@ import (
 
 // jobTables are the tables of the newest migration, the migrations table
 // included.
-const jobTables = "[binding_candidates binding_drift binding_empty_since binding_releases binding_reservations candidate_history candidate_rewrites candidates_computed hap_reconciler_migrations pool_history recorded_claims shadow_picks withdrawn_bindings]"
+const jobTables = "[binding_candidates binding_drift binding_empty_since binding_releases binding_reservations candidate_history candidate_rewrites candidates_computed claim_leases hap_reconciler_migrations pool_history recorded_claims shadow_picks withdrawn_bindings]"
 
 func TestEveryMigrationHasItsUpAndDownFile(t *testing.T) {
 	all, err := migrations()
