@@ -197,3 +197,25 @@ func TestRecordClaimIsRefusedByTypeAndBoundedByItsBudget(t *testing.T) {
 		t.Fatalf("the same claim once the row is free: %v", err)
 	}
 }
+
+// KEB's workers asking at once for a GA: two claims recorded, their
+// clusters reserved but not yet written into KEB's instances. The GA holds
+// two bindings (KEB's guard is two) and no active instance on either, yet
+// it is not idle: the guard must not stop its next request, which claims.
+func TestTheGuardDoesNotStopAGAWhoseClustersAreInFlight(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{candidate("ga-other", "b-other", 1, 1, limit(1))}, nil)
+	for i, binding := range []string{"b-1", "b-2"} {
+		if err := b.recordClaim(t, fmt.Sprintf("i-%d", i), "ga-a", binding, limit(1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.requested(testContext(t), "i-next", "ga-a"); err != nil {
+		t.Fatal(err)
+	}
+	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-next", GlobalAccountID: "ga-a",
+		HyperscalerType: "aws", Account: &provisioning.Account{MultiAccount: true, Limit: 1, MinBindingsForGuard: 2}})
+	if err != nil || !pick.ClaimNew {
+		t.Fatalf("pick with two claimed bindings whose clusters are in flight: %+v, %v; want ClaimNew, not KEB's guard", pick, err)
+	}
+}
