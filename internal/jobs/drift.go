@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"context"
 	"time"
 
@@ -18,8 +19,9 @@ var DriftJob = Define(Declaration[NoSettings]{
 	Does:     "compares KEB's database with the shoots Gardener really has, per binding",
 	Schedule: "*/10 * * * *",
 	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) Task {
-			return &drift{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
+		return func(p Ports, pass Pass) (Task, error) {
+			d := &drift{Pass: pass, now: p.Now}
+			return d, errors.Join(take(&d.store, "store", p.Store), take(&d.metrics, "metrics", p.Metrics))
 		}
 	},
 })

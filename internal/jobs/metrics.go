@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"context"
 	"time"
 
@@ -16,8 +17,9 @@ var MetricsJob = Define(Declaration[NoSettings]{
 	Does:     "exposes the pool's metrics",
 	Schedule: "*/5 * * * *",
 	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) Task {
-			return &metrics{Pass: pass, store: p.Store, metrics: p.Metrics, now: p.Now}
+		return func(p Ports, pass Pass) (Task, error) {
+			m := &metrics{Pass: pass, now: p.Now}
+			return m, errors.Join(take(&m.store, "store", p.Store), take(&m.metrics, "metrics", p.Metrics))
 		}
 	},
 })

@@ -7,36 +7,30 @@ import (
 	"go.uber.org/zap"
 )
 
-// Gardener is what the jobs need of the Gardener API: the union of the
-// ports each job declares in its own file.
+// Gardener is what the jobs need of the Gardener API. It is one contract,
+// not a job's part: the process chooses among several sources (the API, its
+// watch caches, export files) and each serves all of it.
 type Gardener interface {
 	gatherGardener
 	releaseGardener
 }
 
-// Store is what the jobs need of PostgreSQL: KEB's instances, read only, and
-// the job's own tables; the union of the ports each job declares.
+// Store is what every run reads of PostgreSQL: the database's clock and
+// KEB's instances (gather.go). A job that keeps a table declares its own
+// port beside its work and takes it from the store when it is built
+// (take), so adding one edits nothing here.
 type Store interface {
 	gatherStore
-	driftStore
-	candidatesStore
-	shadowStore
-	releaseStore
-	metricsStore
 }
 
-// Metrics is what the runner and the jobs report: what came of each job, and
-// each job's own figures (its port, in its file).
+// Metrics is what the runner reports: what came of each job and whether the
+// run's picture was believed. A job that reports more declares its own port
+// and takes it as it takes its store.
 type Metrics interface {
 	JobDone(job string, took time.Duration, err error, now time.Time)
 	// PictureImplausible says whether the run's picture was refused as
 	// implausible (Runner.Run) or believed.
 	PictureImplausible(refused bool)
-	driftMetrics
-	candidatesMetrics
-	shadowMetrics
-	releaseMetrics
-	metricsPort
 }
 
 // Ports is what a run works through: the two systems, the metrics and log,

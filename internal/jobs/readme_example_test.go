@@ -23,9 +23,18 @@ var TidyJob = Define(Declaration[TidySettings]{
 	Defaults: defaultTidySettings,
 	Check:    TidySettings.check,
 	Build: func(s TidySettings) Build {
-		return func(p Ports, pass Pass) Task { return &tidy{Pass: pass, settings: s, store: p.Store} }
+		return func(p Ports, pass Pass) (Task, error) {
+			t := &tidy{Pass: pass, settings: s}
+			return t, take(&t.store, "store", p.Store)
+		}
 	},
 })
+
+// tidyStore is what the tidy job needs of the database, served by
+// internal/db/tidy.go on the table its migration creates.
+type tidyStore interface {
+	DeleteAuditBefore(ctx context.Context, before time.Time) (deleted int, err error)
+}
 
 // TidySettings are the section tidy of the configuration file.
 type TidySettings struct {
@@ -41,7 +50,7 @@ func (s TidySettings) check() error { return setting.Positive("tidy.keepFor", s.
 type tidy struct {
 	Pass
 	settings TidySettings
-	store    Store
+	store    tidyStore
 }
 
 func (t *tidy) Run(context.Context, *Facts) error { return nil }

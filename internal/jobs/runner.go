@@ -98,6 +98,13 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}()
 	}
 	start := r.Now()
+	tasks, err := r.build(opts)
+	if err != nil {
+		for _, job := range opts.Jobs {
+			r.Metrics.JobDone(job, 0, err, r.Now())
+		}
+		return fmt.Errorf("nothing was read or changed: %w", err)
+	}
 	facts, err := r.Gather(ctx)
 	if err != nil {
 		for _, job := range opts.Jobs {
@@ -112,9 +119,9 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	var errs []error
-	for _, job := range opts.Jobs {
+	for i, job := range opts.Jobs {
 		jobStart := r.Now()
-		err := r.runJob(ctx, job, facts, opts.DryRun)
+		err := tasks[i].Run(ctx, facts)
 		r.Metrics.JobDone(job, r.Now().Sub(jobStart), err, r.Now())
 		if err != nil {
 			r.Log.Error("job failed", zap.String("job", job), zap.Error(err))
@@ -140,13 +147,26 @@ func (r *Runner) believe(f *Facts) error {
 		"and that the kubeconfig reaches KEB's garden", ErrImplausible, r.Namespace, why)
 }
 
-func (r *Runner) runJob(ctx context.Context, name string, f *Facts, dryRun DryRun) error {
-	build, ok := r.builds[name]
-	if !ok {
-		return fmt.Errorf("unknown job %q", name)
+// build makes a task of each selected job for this run, on the runner's
+// ports: an unknown job or a port the adapters do not serve fails the run
+// before it reads anything.
+func (r *Runner) build(opts Options) ([]Task, error) {
+	tasks := make([]Task, len(opts.Jobs))
+	var errs []error
+	for i, name := range opts.Jobs {
+		build, ok := r.builds[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("unknown job %q", name))
+			continue
+		}
+		pass := Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct}
+		task, err := build(r.Ports, pass)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("job %s: %w", name, err))
+		}
+		tasks[i] = task
 	}
-	pass := Pass{Job: name, DryRun: dryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct}
-	return build(r.Ports, pass).Run(ctx, f)
+	return tasks, errors.Join(errs...)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"time"
@@ -23,8 +24,9 @@ var ShadowJob = Define(Declaration[ShadowSettings]{
 	Defaults: defaultShadowSettings,
 	Check:    ShadowSettings.check,
 	Build: func(s ShadowSettings) Build {
-		return func(p Ports, pass Pass) Task {
-			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
+		return func(p Ports, pass Pass) (Task, error) {
+			sh := &shadow{Pass: pass, settings: s}
+			return sh, errors.Join(take(&sh.store, "store", p.Store), take(&sh.metrics, "metrics", p.Metrics))
 		}
 	},
 })
