@@ -1,8 +1,8 @@
 package jobs
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"time"
 
 	"go.uber.org/zap"

@@ -1,8 +1,8 @@
 package jobs
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"

@@ -1,8 +1,8 @@
 package jobs
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
