@@ -1,6 +1,7 @@
 package db
 
 import (
+	_ "embed"
 	"fmt"
 	"slices"
 	"time"
@@ -22,42 +23,43 @@ type historyRow struct {
 // the database's clock, the clock KEB's instance rows carry. Only rows whose
 // values changed are recorded: a pick's reservation is not a version.
 func (s *Store) recordCandidateHistory(tx *gorm.DB, ch candidateChanges, snapshotAt time.Time) error {
-	history := s.table("candidate_history")
 	written := slices.Concat(ch.revised, ch.remove)
-	for _, r := range ch.insert {
-		written = append(written, r.BindingName)
-	}
-	for start := 0; start < len(written); start += batchSize {
-		if err := tx.Exec("UPDATE "+history+" SET valid_to = now() WHERE valid_to IS NULL AND binding_name IN ?",
-			written[start:min(start+batchSize, len(written))]).Error; err != nil {
-			return fmt.Errorf("close candidate history: %w", err)
-		}
-	}
-	var now time.Time
-	if err := tx.Raw("SELECT now()").Scan(&now).Error; err != nil {
-		return fmt.Errorf("read the rewrite's time: %w", err)
-	}
 	revised := map[string]bool{}
 	for _, name := range ch.revised {
 		revised[name] = true
 	}
-	versions := make([]historyRow, 0, len(ch.insert)+len(ch.revised))
-	record := func(r candidateRow) {
-		versions = append(versions, historyRow{CandidateValues: r.CandidateValues, ValidFrom: now})
-	}
+	var versions []CandidateValues
 	for _, r := range ch.insert {
-		record(r)
+		written = append(written, r.BindingName)
+		versions = append(versions, r.CandidateValues)
 	}
 	for _, r := range ch.update {
 		if revised[r.BindingName] {
-			record(r)
+			versions = append(versions, r.CandidateValues)
+		}
+	}
+	if len(written) > 0 {
+		if err := tx.Exec(s.sql(candidateHistoryClose), params{"bindings": jsonList(written)}).Error; err != nil {
+			return fmt.Errorf("close candidate history: %w", err)
 		}
 	}
 	if len(versions) > 0 {
-		if err := tx.Table(history).CreateInBatches(&versions, batchSize).Error; err != nil {
+		rows, err := rowsJSON(versions)
+		if err != nil {
+			return err
+		}
+		if err := tx.Exec(s.sql(candidateHistoryOpen), params{"rows": rows}).Error; err != nil {
 			return fmt.Errorf("record candidate history: %w", err)
 		}
 	}
-	return tx.Exec("INSERT INTO "+s.table("candidate_rewrites")+" (written_at, snapshot_at) VALUES (now(), ?) ON CONFLICT (written_at) DO NOTHING",
-		snapshotAt).Error
+	return tx.Exec(s.sql(candidateRewritesNote), params{"snapshot_at": snapshotAt}).Error
 }
+
+var (
+	//go:embed sql/candidate_history_close.sql
+	candidateHistoryClose string
+	//go:embed sql/candidate_history_open.sql
+	candidateHistoryOpen string
+	//go:embed sql/candidate_rewrites_note.sql
+	candidateRewritesNote string
+)

@@ -2,13 +2,14 @@ package db
 
 import (
 	"context"
+	_ "embed"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
-	"strings"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
@@ -69,26 +70,14 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	if err != nil {
 		return err
 	}
-	reservations := s.table("binding_reservations")
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", s.advisoryKey("candidates-rewrite")).Error; err != nil {
+		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("candidates-rewrite")}).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
-		dropped := map[string]int{}
-		for start := 0; start < len(absorbed); start += batchSize {
-			var names []string
-			ids := absorbed[start:min(start+batchSize, len(absorbed))]
-			if err := tx.Raw("DELETE FROM "+reservations+" WHERE instance_id IN ? RETURNING binding_name", ids).Scan(&names).Error; err != nil {
-				return fmt.Errorf("drop absorbed reservations: %w", err)
-			}
-			countNames(dropped, names)
+		dropped, err := s.dropReservations(tx, absorbed, reservationTTL)
+		if err != nil {
+			return err
 		}
-		var expired []string
-		if err := tx.Raw("DELETE FROM "+reservations+" WHERE reserved_at < now() - make_interval(secs => ?) RETURNING binding_name",
-			reservationTTL.Seconds()).Scan(&expired).Error; err != nil {
-			return fmt.Errorf("drop expired reservations: %w", err)
-		}
-		countNames(dropped, expired)
 		claims, err := s.keepRecordedClaims(tx, computedAt)
 		if err != nil {
 			return err
@@ -107,15 +96,51 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := s.applyCandidateChanges(tx, changes); err != nil {
 			return err
 		}
-		return tx.Exec(`INSERT INTO `+s.table("candidates_computed")+` (single, computed_at) VALUES (true, ?)
-			ON CONFLICT (single) DO UPDATE SET computed_at = excluded.computed_at`, computedAt).Error
+		return tx.Exec(s.sql(candidatesComputedSet), params{"computed_at": computedAt}).Error
 	})
 	return s.wrap("replace candidates", err)
 }
 
-// updateBatch rows go in one UPDATE: 14 parameters a row, well below
-// PostgreSQL's 65,535.
-const updateBatch = 1000
+var (
+	//go:embed sql/advisory_xact_lock.sql
+	advisoryXactLock string
+	//go:embed sql/reservations_drop_absorbed.sql
+	reservationsDropAbsorbed string
+	//go:embed sql/reservations_drop_expired.sql
+	reservationsDropExpired string
+	//go:embed sql/candidates_all.sql
+	candidatesAll string
+	//go:embed sql/candidates_remove.sql
+	candidatesRemove string
+	//go:embed sql/candidates_update.sql
+	candidatesUpdate string
+	//go:embed sql/candidates_insert.sql
+	candidatesInsert string
+	//go:embed sql/candidates_computed_set.sql
+	candidatesComputedSet string
+	//go:embed sql/candidates_of.sql
+	candidatesOf string
+	//go:embed sql/candidates_computed_at.sql
+	candidatesComputedAt string
+)
+
+// dropReservations drops the reservations the snapshot absorbed and those
+// older than ttl (an instance KEB never wrote), and counts them by binding:
+// what each row's reserved counter goes down by.
+func (s *Store) dropReservations(tx *gorm.DB, absorbed []string, ttl time.Duration) (map[string]int, error) {
+	dropped := map[string]int{}
+	var names []string
+	if err := tx.Raw(s.sql(reservationsDropAbsorbed), params{"instances": jsonList(absorbed)}).Scan(&names).Error; err != nil {
+		return nil, fmt.Errorf("drop absorbed reservations: %w", err)
+	}
+	countNames(dropped, names)
+	names = nil
+	if err := tx.Raw(s.sql(reservationsDropExpired), params{"ttl": ttl.Seconds()}).Scan(&names).Error; err != nil {
+		return nil, fmt.Errorf("drop expired reservations: %w", err)
+	}
+	countNames(dropped, names)
+	return dropped, nil
+}
 
 func countNames(counts map[string]int, names []string) {
 	for _, n := range names {
@@ -199,16 +224,14 @@ func (d *candidateDiff) changes() candidateChanges {
 
 // eachCandidateRow streams the candidate table to fn.
 func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
-	rows, err := tx.Raw(`SELECT binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
-		effective_count, cluster_limit, headroom, selectable, guarded, rank, reserved, computed_at FROM ` + s.table("binding_candidates")).Rows()
+	rows, err := tx.Raw(s.sql(candidatesAll)).Rows()
 	if err != nil {
 		return fmt.Errorf("read candidates: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r candidateRow
-		if err := rows.Scan(&r.BindingName, &r.GlobalAccountID, &r.HyperscalerType, &r.EUAccess, &r.DBCount, &r.ShootCount,
-			&r.EffectiveCount, &r.ClusterLimit, &r.Headroom, &r.Selectable, &r.Guarded, &r.Rank, &r.Reserved, &r.ComputedAt); err != nil {
+		if err := tx.ScanRows(rows, &r); err != nil {
 			return fmt.Errorf("read candidates: %w", err)
 		}
 		fn(r)
@@ -224,67 +247,39 @@ func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
 func sameCandidate(a, b candidateRow) bool {
 	a.Reserved, b.Reserved = 0, 0
 	a.ComputedAt, b.ComputedAt = time.Time{}, time.Time{}
-	return a.BindingName == b.BindingName && a.GlobalAccountID == b.GlobalAccountID && a.HyperscalerType == b.HyperscalerType &&
-		a.EUAccess == b.EUAccess && a.DBCount == b.DBCount && a.ShootCount == b.ShootCount && a.EffectiveCount == b.EffectiveCount &&
-		equalInt(a.ClusterLimit, b.ClusterLimit) && equalInt(a.Headroom, b.Headroom) && a.Selectable == b.Selectable &&
-		a.Guarded == b.Guarded && a.Rank == b.Rank
+	return reflect.DeepEqual(a, b)
 }
 
-func equalInt(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
-
+// applyCandidateChanges removes, updates and inserts rows, one statement
+// each: a row a pick wants is held only while the rewrite's transaction
+// lasts, so that must be short. Rewrites exclude each other and a pick
+// locks one row, so no lock order is needed.
 func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
-	candidates, reservations := s.table("binding_candidates"), s.table("binding_reservations")
-	for start := 0; start < len(ch.remove); start += batchSize {
-		if err := tx.Exec("DELETE FROM "+candidates+" WHERE binding_name IN ?", ch.remove[start:min(start+batchSize, len(ch.remove))]).Error; err != nil {
+	if len(ch.remove) > 0 {
+		if err := tx.Exec(s.sql(candidatesRemove), params{"bindings": jsonList(ch.remove)}).Error; err != nil {
 			return fmt.Errorf("remove candidates: %w", err)
 		}
 	}
-	// One statement per batch: a row a pick wants is held only while the
-	// rewrite's transaction lasts, so that must be short. Rewrites exclude
-	// each other and a pick locks one row, so no lock order is needed.
-	for start := 0; start < len(ch.update); start += updateBatch {
-		batch := ch.update[start:min(start+updateBatch, len(ch.update))]
-		values := make([]string, len(batch))
-		args := make([]any, 0, len(batch)*14)
-		for i, u := range batch {
-			values[i] = "(?::text, ?::text, ?::text, ?::boolean, ?::integer, ?::integer, ?::integer, ?::integer, ?::integer, ?::boolean, ?::boolean, ?::integer, ?::timestamptz, ?::integer)"
-			args = append(args, u.BindingName, u.GlobalAccountID, u.HyperscalerType, u.EUAccess, u.DBCount, u.ShootCount, u.EffectiveCount,
-				u.ClusterLimit, u.Headroom, u.Selectable, u.Guarded, u.Rank, u.ComputedAt, ch.dropped[u.BindingName])
-		}
-		err := tx.Exec(`UPDATE `+candidates+` c SET global_account_id = v.ga, hyperscaler_type = v.ht, eu_access = v.eu,
-			db_count = v.db, shoot_count = v.shoots, effective_count = v.effective, cluster_limit = v.lim, headroom = v.headroom,
-			selectable = v.selectable, guarded = v.guarded, rank = v.rank, computed_at = v.at, reserved = c.reserved - v.dropped
-			FROM (VALUES `+strings.Join(values, ", ")+`) AS v(name, ga, ht, eu, db, shoots, effective, lim, headroom, selectable, guarded, rank, at, dropped)
-			WHERE c.binding_name = v.name`, args...).Error
+	if len(ch.update) > 0 {
+		rows, err := rowsJSON(ch.update)
 		if err != nil {
-			return fmt.Errorf("update %d candidates: %w", len(batch), err)
+			return err
+		}
+		dropped, err := json.Marshal(ch.dropped)
+		if err != nil {
+			return err
+		}
+		if err := tx.Exec(s.sql(candidatesUpdate), params{"rows": rows, "dropped": string(dropped)}).Error; err != nil {
+			return fmt.Errorf("update %d candidates: %w", len(ch.update), err)
 		}
 	}
-	if len(ch.insert) == 0 {
-		return nil
-	}
-	// A binding claimed and recorded by KEB since the snapshot may have a
-	// row already: its values are taken, its reserved counter kept.
-	err := tx.Table(candidates).Clauses(clause.OnConflict{
-		Columns: []clause.Column{{Name: "binding_name"}},
-		DoUpdates: clause.AssignmentColumns([]string{"global_account_id", "hyperscaler_type", "eu_access", "db_count", "shoot_count",
-			"effective_count", "cluster_limit", "headroom", "selectable", "guarded", "rank", "computed_at"}),
-	}).CreateInBatches(&ch.insert, batchSize).Error
-	if err != nil {
-		return fmt.Errorf("insert candidates: %w", err)
-	}
-	names := make([]string, len(ch.insert))
-	for i, r := range ch.insert {
-		names[i] = r.BindingName
-	}
-	// New rows are invisible to picks until the commit: counting their
-	// reservations now cannot miss one.
-	for start := 0; start < len(names); start += batchSize {
-		err := tx.Exec(`UPDATE `+candidates+` c SET reserved = r.n
-			FROM (SELECT binding_name, count(*) AS n FROM `+reservations+` WHERE binding_name IN ? GROUP BY binding_name) r
-			WHERE c.binding_name = r.binding_name`, names[start:min(start+batchSize, len(names))]).Error
+	if len(ch.insert) > 0 {
+		rows, err := rowsJSON(ch.insert)
 		if err != nil {
-			return fmt.Errorf("count reservations of new candidates: %w", err)
+			return err
+		}
+		if err := tx.Exec(s.sql(candidatesInsert), params{"rows": rows}).Error; err != nil {
+			return fmt.Errorf("insert %d candidates: %w", len(ch.insert), err)
 		}
 	}
 	return nil
@@ -334,16 +329,12 @@ func candidateRowOf(c hap.Candidate, computedAt time.Time) candidateRow {
 func (s *Store) Candidates(ctx context.Context, ga string) (_ []hap.StoredCandidate, err error) {
 	defer func() { err = explain(err, s.schema) }()
 	var rows []candidateRow
-	q := s.db.WithContext(ctx).Table(s.table("binding_candidates"))
-	if ga != hap.AllGlobalAccounts {
-		q = q.Where("global_account_id = ?", ga)
-	}
-	// Byte order, as the decisions compare names, whatever the collation.
-	if err := q.Order(`global_account_id COLLATE "C", hyperscaler_type COLLATE "C", eu_access, rank, binding_name COLLATE "C"`).Find(&rows).Error; err != nil {
+	db := s.db.WithContext(ctx)
+	if err := db.Raw(s.sql(candidatesOf), params{"all": ga == hap.AllGlobalAccounts, "ga": ga}).Scan(&rows).Error; err != nil {
 		return nil, s.wrap("read candidates", err)
 	}
 	var computedAt time.Time
-	if err := s.db.WithContext(ctx).Raw("SELECT coalesce(max(computed_at), '0001-01-01') FROM " + s.table("candidates_computed")).Scan(&computedAt).Error; err != nil {
+	if err := db.Raw(s.sql(candidatesComputedAt)).Scan(&computedAt).Error; err != nil {
 		return nil, s.wrap("read when the candidates were computed", err)
 	}
 	out := make([]hap.StoredCandidate, 0, len(rows))

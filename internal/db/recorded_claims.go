@@ -1,6 +1,7 @@
 package db
 
 import (
+	_ "embed"
 	"fmt"
 	"time"
 
@@ -35,8 +36,7 @@ func (c recordedClaim) sameGroup(want hap.Candidate) bool {
 // snapshotAt shows (made claimSettle or more before it) and returns the
 // others, by binding.
 func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[string]recordedClaim, error) {
-	settled := snapshotAt.Add(-claimSettle)
-	if err := tx.Exec("DELETE FROM "+s.table("recorded_claims")+" WHERE claimed_at <= ?", settled).Error; err != nil {
+	if err := tx.Exec(s.sql(recordedClaimsEndSettled), params{"settled": snapshotAt.Add(-claimSettle)}).Error; err != nil {
 		return nil, fmt.Errorf("end recorded claims the snapshot shows: %w", err)
 	}
 	var rows []struct {
@@ -45,8 +45,7 @@ func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[strin
 		HyperscalerType string
 		EUAccess        bool
 	}
-	if err := tx.Raw("SELECT binding_name, global_account_id, hyperscaler_type, eu_access FROM " + s.table("recorded_claims")).
-		Scan(&rows).Error; err != nil {
+	if err := tx.Raw(s.sql(recordedClaimsAll)).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read recorded claims: %w", err)
 	}
 	claims := make(map[string]recordedClaim, len(rows))
@@ -55,3 +54,10 @@ func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[strin
 	}
 	return claims, nil
 }
+
+var (
+	//go:embed sql/recorded_claims_end_settled.sql
+	recordedClaimsEndSettled string
+	//go:embed sql/recorded_claims_all.sql
+	recordedClaimsAll string
+)

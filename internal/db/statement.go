@@ -1,0 +1,100 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+
+	"gorm.io/gorm/schema"
+)
+
+// The data layer speaks one idiom: every statement is SQL, in a file of its
+// own under sql/, embedded beside the Go that runs it
+// (//go:embed sql/<name>.sql), so go build fails when one is missing, and a
+// reader reads, diffs and EXPLAINs a statement as PostgreSQL receives it.
+// gorm carries them: the pool, transactions, named parameters (@name) and
+// rows scanned into structs by column name. A table's columns are named
+// once in Go, in its row struct's tags.
+//
+// Rows written in bulk travel as one JSON parameter (rowsJSON) that the
+// statement reads with jsonb_populate_recordset into the table's own row
+// type: no column list or cast restated in Go, and no limit on parameters
+// per batch.
+//
+// In a statement, {{schema}} is the job's schema (validated as a plain
+// identifier when the Store opened). Comment lines (--) are dropped before
+// the statement is sent. Outside them a statement holds no "?" (gorm would
+// read it as a positional parameter) and no "::" right after a parameter
+// (gorm would read it as part of the name): cast with (@name)::type. Lists
+// of names go as one JSON array (jsonList).
+// TestEveryStatementFileIsEmbeddedAndWellFormed holds the files to this.
+
+// params are a statement's named parameters.
+type params = map[string]any
+
+// sql renders statement for the Store's schema, without its comment lines:
+// they are for the reader, and may name parameters gorm must not fill.
+func (s *Store) sql(statement string) string {
+	lines := strings.Split(statement, "\n")
+	kept := lines[:0]
+	for _, line := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.ReplaceAll(strings.Join(kept, "\n"), "{{schema}}", s.schema)
+}
+
+// jsonList renders names as a JSON array, one parameter however many.
+func jsonList(names []string) string {
+	if names == nil {
+		names = []string{}
+	}
+	out, _ := json.Marshal(names) // a []string always marshals
+	return string(out)
+}
+
+// rowSchemas caches the column names gorm reads from each row struct.
+var rowSchemas sync.Map
+
+// rowsJSON renders rows as a JSON array of objects keyed by the columns the
+// row struct's gorm tags name. Times go at the database's precision,
+// microseconds, cut as the driver cuts them.
+func rowsJSON[T any](rows []T) (string, error) {
+	sch, err := schema.Parse(new(T), &rowSchemas, schema.NamingStrategy{})
+	if err != nil {
+		return "", fmt.Errorf("row type %T: %w", *new(T), err)
+	}
+	objects := make([]map[string]any, len(rows))
+	for i := range rows {
+		v := reflect.ValueOf(&rows[i]).Elem()
+		o := make(map[string]any, len(sch.DBNames))
+		for _, f := range sch.Fields {
+			if f.DBName == "" {
+				continue
+			}
+			value, _ := f.ValueOf(context.Background(), v)
+			o[f.DBName] = atDatabasePrecision(value)
+		}
+		objects[i] = o
+	}
+	out, err := json.Marshal(objects)
+	return string(out), err
+}
+
+func atDatabasePrecision(v any) any {
+	switch t := v.(type) {
+	case time.Time:
+		return t.Truncate(time.Microsecond)
+	case *time.Time:
+		if t == nil {
+			return nil
+		}
+		return t.Truncate(time.Microsecond)
+	}
+	return v
+}
