@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // historyRow is one version of a candidate row (candidate_history).
@@ -14,6 +16,15 @@ type historyRow struct {
 	CandidateValues `gorm:"embedded"`
 	ValidFrom       time.Time  `gorm:"column:valid_from"`
 	ValidTo         *time.Time `gorm:"column:valid_to"`
+}
+
+// version is the row as the shadow job reads it.
+func (r historyRow) version() hap.CandidateVersion {
+	v := hap.CandidateVersion{Candidate: r.candidate(), ValidFrom: r.ValidFrom}
+	if r.ValidTo != nil {
+		v.ValidTo = *r.ValidTo
+	}
+	return v
 }
 
 // recordCandidateHistory keeps, in the rewrite's transaction, what the table

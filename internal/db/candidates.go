@@ -339,23 +339,26 @@ func (s *Store) Candidates(ctx context.Context, ga string) (_ []hap.StoredCandid
 	}
 	out := make([]hap.StoredCandidate, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, hap.StoredCandidate{
-			Candidate: hap.Candidate{
-				GlobalAccountID: r.GlobalAccountID,
-				Pool:            hap.Pool{HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess},
-				BindingName:     r.BindingName,
-				DBCount:         r.DBCount,
-				ShootCount:      r.ShootCount,
-				EffectiveCount:  r.EffectiveCount,
-				Limit:           r.ClusterLimit,
-				Headroom:        r.Headroom,
-				Selectable:      r.Selectable,
-				Guarded:         r.Guarded,
-				Rank:            r.Rank,
-			},
-			Reserved:   r.Reserved,
-			ComputedAt: computedAt,
-		})
+		c := r.candidate()
+		c.Headroom = r.Headroom
+		out = append(out, hap.StoredCandidate{Candidate: c, Reserved: r.Reserved, ComputedAt: computedAt})
 	}
 	return out, nil
+}
+
+// candidate is the decision's view of the values; the headroom is the
+// table's alone.
+func (v CandidateValues) candidate() hap.Candidate {
+	return hap.Candidate{
+		GlobalAccountID: v.GlobalAccountID,
+		Pool:            hap.Pool{HyperscalerType: v.HyperscalerType, EUAccess: v.EUAccess},
+		BindingName:     v.BindingName,
+		DBCount:         v.DBCount,
+		ShootCount:      v.ShootCount,
+		EffectiveCount:  v.EffectiveCount,
+		Limit:           v.ClusterLimit,
+		Selectable:      v.Selectable,
+		Guarded:         v.Guarded,
+		Rank:            v.Rank,
+	}
 }

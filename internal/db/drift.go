@@ -2,18 +2,14 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
-
-// batchSize bounds the rows of one INSERT or the ids of one IN list:
-// PostgreSQL takes at most 65535 parameters per statement.
-const batchSize = 1000
 
 type driftRow struct {
 	ID              int64      `gorm:"column:id;primaryKey;autoIncrement"`
@@ -30,6 +26,17 @@ type driftRow struct {
 	LastSeen        time.Time  `gorm:"column:last_seen"`
 	ResolvedAt      *time.Time `gorm:"column:resolved_at"`
 }
+
+var (
+	//go:embed sql/drift_open.sql
+	driftOpen string
+	//go:embed sql/drift_upsert.sql
+	driftUpsert string
+	//go:embed sql/drift_resolve.sql
+	driftResolve string
+	//go:embed sql/drift_open_of.sql
+	driftOpenOf string
+)
 
 // findingKey identifies a finding across runs.
 type findingKey struct {
@@ -51,7 +58,7 @@ func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now 
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		changes = hap.DriftChanges{}
 		var open []driftRow
-		if err := tx.Table(s.table("binding_drift")).Where("resolved_at IS NULL").Find(&open).Error; err != nil {
+		if err := tx.Raw(s.sql(driftOpen)).Scan(&open).Error; err != nil {
 			return fmt.Errorf("read open findings: %w", err)
 		}
 		current := make(map[findingKey]bool, len(rows))
@@ -75,10 +82,8 @@ func (s *Store) RecordFindings(ctx context.Context, findings []hap.Finding, now 
 		if err := s.upsertFindings(tx, rows); err != nil {
 			return err
 		}
-		for start := 0; start < len(gone); start += batchSize {
-			ids := gone[start:min(start+batchSize, len(gone))]
-			if err := tx.Table(s.table("binding_drift")).Where("id IN ?", ids).
-				Update("resolved_at", now).Error; err != nil {
+		if len(gone) > 0 {
+			if err := tx.Exec(s.sql(driftResolve), params{"ids": jsonList(gone), "now": now}).Error; err != nil {
 				return fmt.Errorf("resolve findings: %w", err)
 			}
 		}
@@ -97,14 +102,11 @@ func (s *Store) upsertFindings(tx *gorm.DB, rows []driftRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	err := tx.Table(s.table("binding_drift")).Clauses(clause.OnConflict{
-		Columns:     []clause.Column{{Name: "binding_name"}, {Name: "kind"}, {Name: "global_account_id"}},
-		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "resolved_at IS NULL"}}},
-		DoUpdates: clause.AssignmentColumns([]string{
-			"hyperscaler_type", "eu_access", "db_count", "shoot_count", "deleting_shoots", "detail", "last_seen",
-		}),
-	}).CreateInBatches(&rows, batchSize).Error
+	values, err := rowsJSON(rows)
 	if err != nil {
+		return err
+	}
+	if err := tx.Exec(s.sql(driftUpsert), params{"rows": values}).Error; err != nil {
 		return fmt.Errorf("upsert findings: %w", err)
 	}
 	return nil
@@ -151,11 +153,8 @@ func driftRows(findings []hap.Finding, now time.Time) ([]driftRow, error) {
 func (s *Store) OpenFindings(ctx context.Context, ga string) (_ []hap.OpenFinding, err error) {
 	defer func() { err = explain(err, s.schema) }()
 	var rows []driftRow
-	q := s.db.WithContext(ctx).Table(s.table("binding_drift")).Where("resolved_at IS NULL")
-	if ga != hap.AllGlobalAccounts {
-		q = q.Where("global_account_id = ?", ga)
-	}
-	if err := q.Order(`global_account_id COLLATE "C", binding_name COLLATE "C", kind`).Find(&rows).Error; err != nil {
+	err = s.db.WithContext(ctx).Raw(s.sql(driftOpenOf), params{"all": ga == hap.AllGlobalAccounts, "ga": ga}).Scan(&rows).Error
+	if err != nil {
 		return nil, s.wrap("read open findings", err)
 	}
 	out := make([]hap.OpenFinding, 0, len(rows))

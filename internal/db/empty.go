@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
@@ -17,10 +18,19 @@ type emptySinceRow struct {
 	// last_seen is left to its column default, the database's now().
 }
 
+var (
+	//go:embed sql/empty_since_all.sql
+	emptySinceAll string
+	//go:embed sql/empty_since_clear.sql
+	emptySinceClear string
+	//go:embed sql/empty_since_insert.sql
+	emptySinceInsert string
+)
+
 // EmptySince returns since when each binding has been seen empty, by name.
 func (s *Store) EmptySince(ctx context.Context) (map[string]hap.EmptySighting, error) {
 	var rows []emptySinceRow
-	if err := s.db.WithContext(ctx).Table(s.table("binding_empty_since")).Find(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Raw(s.sql(emptySinceAll)).Scan(&rows).Error; err != nil {
 		return nil, s.wrap("read empty bindings", err)
 	}
 	out := make(map[string]hap.EmptySighting, len(rows))
@@ -45,13 +55,17 @@ func (s *Store) SaveEmptySince(ctx context.Context, sightings map[string]hap.Emp
 		rows = append(rows, emptySinceRow{BindingName: name, GlobalAccountID: e.GlobalAccountID, EmptySince: e.Since})
 	}
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("DELETE FROM " + s.table("binding_empty_since")).Error; err != nil {
+		if err := tx.Exec(s.sql(emptySinceClear)).Error; err != nil {
 			return fmt.Errorf("clear: %w", err)
 		}
 		if len(rows) == 0 {
 			return nil
 		}
-		if err := tx.Table(s.table("binding_empty_since")).CreateInBatches(&rows, batchSize).Error; err != nil {
+		values, err := rowsJSON(rows)
+		if err != nil {
+			return err
+		}
+		if err := tx.Exec(s.sql(emptySinceInsert), params{"rows": values}).Error; err != nil {
 			return fmt.Errorf("insert: %w", err)
 		}
 		return nil

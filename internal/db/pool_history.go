@@ -2,11 +2,11 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
@@ -18,6 +18,15 @@ type poolHistoryRow struct {
 	Free            int       `gorm:"column:free"`
 	Claimed         int       `gorm:"column:claimed"`
 }
+
+var (
+	//go:embed sql/pool_history_record.sql
+	poolHistoryRecord string
+	//go:embed sql/pool_history_prune.sql
+	poolHistoryPrune string
+	//go:embed sql/pool_history_since.sql
+	poolHistorySince string
+)
 
 // RecordPoolSamples appends one sample per dedicated pool of stats, taken
 // at, and drops samples older than retention, in one transaction. A second
@@ -33,18 +42,17 @@ func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap
 		}
 		rows = append(rows, poolHistoryRow{RecordedAt: at, HyperscalerType: p.HyperscalerType, EUAccess: p.EUAccess, Free: p.Free, Claimed: p.Claimed})
 	}
-	table := s.table("pool_history")
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	values, err := rowsJSON(rows)
+	if err != nil {
+		return err
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if len(rows) > 0 {
-			err := tx.Table(table).Clauses(clause.OnConflict{
-				Columns:   []clause.Column{{Name: "hyperscaler_type"}, {Name: "eu_access"}, {Name: "recorded_at"}},
-				DoUpdates: clause.AssignmentColumns([]string{"free", "claimed"}),
-			}).CreateInBatches(&rows, batchSize).Error
-			if err != nil {
+			if err := tx.Exec(s.sql(poolHistoryRecord), params{"rows": values}).Error; err != nil {
 				return fmt.Errorf("insert: %w", err)
 			}
 		}
-		if err := tx.Exec("DELETE FROM "+table+" WHERE recorded_at < ?", at.Add(-retention)).Error; err != nil {
+		if err := tx.Exec(s.sql(poolHistoryPrune), params{"before": at.Add(-retention)}).Error; err != nil {
 			return fmt.Errorf("prune: %w", err)
 		}
 		return nil
@@ -56,8 +64,7 @@ func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap
 func (s *Store) PoolHistory(ctx context.Context, since time.Time) (_ map[hap.Pool][]hap.PoolSample, err error) {
 	defer func() { err = explain(err, s.schema) }()
 	var rows []poolHistoryRow
-	err = s.db.WithContext(ctx).Table(s.table("pool_history")).
-		Where("recorded_at >= ?", since).Order("recorded_at").Find(&rows).Error
+	err = s.db.WithContext(ctx).Raw(s.sql(poolHistorySince), params{"since": since}).Scan(&rows).Error
 	if err != nil {
 		return nil, s.wrap("read pool history", err)
 	}

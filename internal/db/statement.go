@@ -49,12 +49,13 @@ func (s *Store) sql(statement string) string {
 	return strings.ReplaceAll(strings.Join(kept, "\n"), "{{schema}}", s.schema)
 }
 
-// jsonList renders names as a JSON array, one parameter however many.
-func jsonList(names []string) string {
-	if names == nil {
-		names = []string{}
+// jsonList renders items (names, ids) as a JSON array: one parameter
+// however many.
+func jsonList[T string | int64](items []T) string {
+	if items == nil {
+		items = []T{}
 	}
-	out, _ := json.Marshal(names) // a []string always marshals
+	out, _ := json.Marshal(items) // strings and integers always marshal
 	return string(out)
 }
 
