@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -37,42 +38,35 @@ type Instance struct {
 // found (public unless the connection says otherwise).
 func (Instance) TableName() string { return "instances" }
 
-// activeInstance is KEB's notion of a live instance: deleted_at still holds
-// the zero time.
-const activeInstance = provisioning.ActiveInstanceSQL
+var (
+	//go:embed sql/transaction_now.sql
+	transactionNow string
+	//go:embed sql/instances_count.sql
+	instancesCount string
+	//go:embed sql/table_exists.sql
+	tableExists string
+	//go:embed sql/reservations_absorbed.sql
+	reservationsAbsorbed string
+	//go:embed sql/instances_active_on.sql
+	instancesActiveOn string
+	//go:embed sql/reservations_on.sql
+	reservationsOn string
+	//go:embed sql/keb_index_exists.sql
+	kebIndexExists string
+)
 
-// countInstancesSQL is the one aggregate over KEB's table. The owning GA is
-// the subscription GA when one is set, else the instance's GA, exactly as
-// KEB's GetInstanceCountPerBinding (internal/storage/postsql/read.go) counts:
-// its condition, "the subscription GA is not empty and is the GA, or the
-// instance's GA is the GA and the subscription GA is empty", is NULL for a
-// NULL subscription_global_account_id, so KEB counts such an instance for no
-// GA at all. Its owner here is hap.NoOwner: the
-// binding still holds it (totals, release), no GA's count includes it. KEB's
-// table has no index on subscription_secret_name, so this is one sequential
-// scan rather than one query per binding; KEB's owner is written once, in
-// provisioning (OwnerSQL), for this count and the pick alike.
-//
-// Orderings are byte order (COLLATE "C") whatever the database's collation,
-// the order KEB's API server lists names in.
-var countInstancesSQL = `
-SELECT * FROM (
-    SELECT coalesce(subscription_secret_name, '') AS binding_name,
-           ` + provisioning.OwnerSQL("instances") + ` AS global_account_id,
-           count(*) AS active,
-           json_agg(runtime_id ORDER BY runtime_id COLLATE "C")::text AS runtime_ids
-    FROM instances
-    WHERE ` + activeInstance + `
-    GROUP BY 1, 2
-) per_binding_and_owner
-ORDER BY binding_name COLLATE "C", global_account_id COLLATE "C"`
+// kebsRules fills a statement's placeholders for KEB's rules, which the
+// provisioning module writes once for the job and KEB alike: {{active}},
+// an instance KEB counts as live (deleted_at still the zero time), and
+// {{owner}}, the GA whose count KEB puts it in.
+var kebsRules = []string{"{{active}}", provisioning.ActiveInstanceSQL, "{{owner}}", provisioning.OwnerSQL("instances")}
 
-// instanceCountRow is one row of countInstancesSQL, in its column order.
+// instanceCountRow is one row of instances_count.sql.
 type instanceCountRow struct {
-	BindingName     string
-	GlobalAccountID string
-	Active          int
-	RuntimeIDs      string
+	BindingName     string `gorm:"column:binding_name"`
+	GlobalAccountID string `gorm:"column:global_account_id"`
+	Active          int    `gorm:"column:active"`
+	RuntimeIDs      string `gorm:"column:runtime_ids"`
 }
 
 // ReadInstanceCounts counts the active instances per binding and owning GA.
@@ -87,25 +81,22 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (_ hap.InstanceRead, err
 	err = retryRead(ctx, func() error {
 		read = hap.InstanceRead{}
 		return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-			if err := tx.Raw("SELECT now()").Scan(&read.TakenAt).Error; err != nil {
+			if err := tx.Raw(s.sql(transactionNow)).Scan(&read.TakenAt).Error; err != nil {
 				return fmt.Errorf("read database time: %w", err)
 			}
-			if err := readCounts(tx, &read.Counts); err != nil {
+			if err := s.readCounts(tx, &read.Counts); err != nil {
 				return err
 			}
 			// Before the first migrate there are no reservations to absorb: a
 			// live report then still reads KEB's table, creating nothing.
 			var migrated bool
-			if err := tx.Raw("SELECT to_regclass(?) IS NOT NULL", s.table("binding_reservations")).Scan(&migrated).Error; err != nil {
+			if err := tx.Raw(s.sql(tableExists), params{"table": s.table("binding_reservations")}).Scan(&migrated).Error; err != nil {
 				return fmt.Errorf("look for the reservations table: %w", err)
 			}
 			if !migrated {
 				return nil
 			}
-			err := tx.Raw(`SELECT r.instance_id FROM ` + s.table("binding_reservations") + ` r
-				JOIN instances i ON i.instance_id = r.instance_id AND i.subscription_secret_name = r.binding_name
-				ORDER BY r.instance_id COLLATE "C"`).Scan(&read.Absorbed).Error
-			if err != nil {
+			if err := tx.Raw(s.sql(reservationsAbsorbed)).Scan(&read.Absorbed).Error; err != nil {
 				return fmt.Errorf("find absorbed reservations: %w", err)
 			}
 			return nil
@@ -119,8 +110,8 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (_ hap.InstanceRead, err
 
 // readCounts runs the aggregate and decodes its rows one at a time: the
 // runtime IDs arrive as JSON text, and only their packed form is kept.
-func readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
-	rows, err := tx.Raw(countInstancesSQL).Rows()
+func (s *Store) readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
+	rows, err := tx.Raw(s.sql(instancesCount, kebsRules...)).Rows()
 	if err != nil {
 		return fmt.Errorf("count active instances: %w", err)
 	}
@@ -128,7 +119,7 @@ func readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
 	var ids []string
 	for rows.Next() {
 		var r instanceCountRow
-		if err := rows.Scan(&r.BindingName, &r.GlobalAccountID, &r.Active, &r.RuntimeIDs); err != nil {
+		if err := tx.ScanRows(rows, &r); err != nil {
 			return fmt.Errorf("count active instances: %w", err)
 		}
 		ids = ids[:0]
@@ -147,23 +138,18 @@ func readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
 // ActiveInstancesOn counts the active instances in one binding right now,
 // for the re-check just before a release.
 func (s *Store) ActiveInstancesOn(ctx context.Context, binding string) (int, error) {
-	var n int64
-	err := s.db.WithContext(ctx).Model(&Instance{}).
-		Where("subscription_secret_name = ?", binding).
-		Where(activeInstance).
-		Count(&n).Error
-	return int(n), s.wrap(fmt.Sprintf("count active instances on binding %q", binding), err)
+	var n int
+	err := s.db.WithContext(ctx).Raw(s.sql(instancesActiveOn, kebsRules...), params{"binding": binding}).Scan(&n).Error
+	return n, s.wrap(fmt.Sprintf("count active instances on binding %q", binding), err)
 }
 
 // ReservationsOn counts the reservations provisioning holds on one binding:
 // a binding with one is about to receive a cluster, whatever the instance
 // table says yet, so it must not be released either.
 func (s *Store) ReservationsOn(ctx context.Context, binding string) (int, error) {
-	var n int64
-	err := s.db.WithContext(ctx).Table(s.table("binding_reservations")).
-		Where("binding_name = ?", binding).
-		Count(&n).Error
-	return int(n), s.wrap(fmt.Sprintf("count reservations on binding %q", binding), err)
+	var n int
+	err := s.db.WithContext(ctx).Raw(s.sql(reservationsOn), params{"binding": binding}).Scan(&n).Error
+	return n, s.wrap(fmt.Sprintf("count reservations on binding %q", binding), err)
 }
 
 // HasKEBIndex says whether KEB's instances table carries the index the read
@@ -171,8 +157,7 @@ func (s *Store) ReservationsOn(ctx context.Context, binding string) (int, error)
 // own migrations before it reads the candidate table: without it every pick
 // scans KEB's table.
 func (s *Store) HasKEBIndex(ctx context.Context) (bool, error) {
-	var n int
-	err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM pg_indexes WHERE tablename = 'instances' AND indexname = ?
-		AND schemaname = current_schema()`, provisioning.KEBIndexName).Scan(&n).Error
-	return n > 0, s.wrap("look for KEB's index "+provisioning.KEBIndexName, err)
+	var exists bool
+	err := s.db.WithContext(ctx).Raw(s.sql(kebIndexExists), params{"index": provisioning.KEBIndexName}).Scan(&exists).Error
+	return exists, s.wrap("look for KEB's index "+provisioning.KEBIndexName, err)
 }

@@ -3,10 +3,18 @@ package db
 import (
 	"context"
 	"database/sql"
+	_ "embed"
 	"fmt"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+)
+
+var (
+	//go:embed sql/release_record.sql
+	releaseRecord string
+	//go:embed sql/release_history.sql
+	releaseHistory string
 )
 
 type releaseRow struct {
@@ -49,14 +57,12 @@ func (s *Store) RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, 
 		return 0, fmt.Errorf("release intent of binding %q: the resourceVersion its update is guarded by is empty", r.BindingName)
 	}
 	var id int64
-	err := s.db.WithContext(ctx).Raw(`INSERT INTO `+s.table("binding_releases")+`
-		(binding_name, global_account_id, hyperscaler_type, eu_access, mode, reason, dry_run, outcome, intent_id, resource_version)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (intent_id) WHERE intent_id IS NOT NULL DO NOTHING
-		RETURNING id`,
-		r.BindingName, r.GlobalAccountID, r.Pool.HyperscalerType, r.Pool.EUAccess, r.Mode, r.Reason, r.DryRun, r.Outcome,
-		sql.NullInt64{Int64: r.IntentID, Valid: r.IntentID != 0},
-		sql.NullString{String: r.ResourceVersion, Valid: r.ResourceVersion != ""}).Scan(&id).Error
+	err := s.db.WithContext(ctx).Raw(s.sql(releaseRecord), params{
+		"binding_name": r.BindingName, "global_account_id": r.GlobalAccountID, "hyperscaler_type": r.Pool.HyperscalerType,
+		"eu_access": r.Pool.EUAccess, "mode": r.Mode, "reason": r.Reason, "dry_run": r.DryRun, "outcome": r.Outcome,
+		"intent_id":        sql.NullInt64{Int64: r.IntentID, Valid: r.IntentID != 0},
+		"resource_version": sql.NullString{String: r.ResourceVersion, Valid: r.ResourceVersion != ""},
+	}).Scan(&id).Error
 	if err == nil && id == 0 && r.IntentID == 0 {
 		err = fmt.Errorf("the insert returned no id")
 	}
@@ -67,7 +73,7 @@ func (s *Store) RecordRelease(ctx context.Context, r hap.ReleaseRecord) (int64, 
 // decisions, intents and outcomes.
 func (s *Store) ReleaseHistory(ctx context.Context) ([]hap.ReleaseRecord, error) {
 	var rows []releaseRow
-	if err := s.db.WithContext(ctx).Table(s.table("binding_releases")).Order("id").Find(&rows).Error; err != nil {
+	if err := s.db.WithContext(ctx).Raw(s.sql(releaseHistory)).Scan(&rows).Error; err != nil {
 		return nil, s.wrap("read the release history", err)
 	}
 	out := make([]hap.ReleaseRecord, len(rows))

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -19,22 +20,25 @@ import (
 // candidate row cannot be picked at all; the counts still decide.
 func (s *Store) RetireCandidate(ctx context.Context, binding string) (inUse int, err error) {
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Exec("SELECT 1 FROM "+s.table("binding_candidates")+" WHERE binding_name = ? FOR UPDATE", binding).Error; err != nil {
+		if err := tx.Exec(s.sql(candidateLock), params{"binding": binding}).Error; err != nil {
 			return fmt.Errorf("lock candidate row: %w", err)
 		}
 		if inUse, err = s.inUse(tx, binding); err != nil || inUse > 0 {
 			return err
 		}
-		if err := tx.Exec("UPDATE "+s.table("binding_candidates")+" SET selectable = false WHERE binding_name = ?", binding).Error; err != nil {
-			return err
-		}
-		// The withdrawal outlives a candidates rewrite decided on a snapshot
-		// taken before the release marks the binding dirty.
-		return tx.Exec("INSERT INTO "+s.table("withdrawn_bindings")+" (binding_name, withdrawn_at, reason) VALUES (?, now(), ?)"+
-			" ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = now(), reason = excluded.reason", binding, releasedReason).Error
+		return tx.Exec(s.sql(candidateRetire), params{"binding": binding, "reason": releasedReason}).Error
 	})
 	return inUse, s.wrap(fmt.Sprintf("retire candidate %q", binding), err)
 }
+
+var (
+	//go:embed sql/candidate_lock.sql
+	candidateLock string
+	//go:embed sql/binding_in_use.sql
+	bindingInUse string
+	//go:embed sql/candidate_retire.sql
+	candidateRetire string
+)
 
 // releasedReason is the reason the release records for its withdrawal.
 const releasedReason = "hap-reconciler's release is marking it dirty"
@@ -48,7 +52,6 @@ func (s *Store) InUse(ctx context.Context, binding string) (int, error) {
 
 func (s *Store) inUse(tx *gorm.DB, binding string) (int, error) {
 	var n int
-	err := tx.Raw(`SELECT (SELECT count(*) FROM instances WHERE subscription_secret_name = ? AND `+activeInstance+`)
-	     + (SELECT count(*) FROM `+s.table("binding_reservations")+` WHERE binding_name = ?)`, binding, binding).Scan(&n).Error
+	err := tx.Raw(s.sql(bindingInUse, kebsRules...), params{"binding": binding}).Scan(&n).Error
 	return n, err
 }

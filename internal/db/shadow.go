@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	_ "embed"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -60,8 +59,7 @@ func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.D
 	if in.EventsReadable {
 		resolved = shadowResolveStep
 	}
-	statement := strings.Replace(s.sql(shadowPlacedInstances), "{{resolved}}", s.sql(resolved), 1)
-	rows, err := db.Raw(statement, params{"since": from}).Rows()
+	rows, err := db.Raw(s.sql(shadowPlacedInstances, "{{resolved}}", s.sql(resolved)), params{"since": from}).Rows()
 	if err != nil {
 		return in, s.wrap("read KEB's placed instances", err)
 	}

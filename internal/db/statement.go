@@ -37,8 +37,11 @@ import (
 type params = map[string]any
 
 // sql renders statement for the Store's schema, without its comment lines:
-// they are for the reader, and may name parameters gorm must not fill.
-func (s *Store) sql(statement string) string {
+// they are for the reader, and may name parameters that must not be
+// filled. fills are further pairs of a placeholder and its text, such as
+// KEB's ownership rule, which the provisioning module writes once for the
+// job and KEB alike.
+func (s *Store) sql(statement string, fills ...string) string {
 	lines := strings.Split(statement, "\n")
 	kept := lines[:0]
 	for _, line := range lines {
@@ -46,7 +49,7 @@ func (s *Store) sql(statement string) string {
 			kept = append(kept, line)
 		}
 	}
-	return strings.ReplaceAll(strings.Join(kept, "\n"), "{{schema}}", s.schema)
+	return strings.NewReplacer(append([]string{"{{schema}}", s.schema}, fills...)...).Replace(strings.Join(kept, "\n"))
 }
 
 // jsonList renders items (names, ids) as a JSON array: one parameter

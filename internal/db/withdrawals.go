@@ -2,8 +2,8 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -12,7 +12,7 @@ import (
 // nothing else.
 func (s *Store) DatabaseTime(ctx context.Context) (time.Time, error) {
 	var now time.Time
-	err := s.db.WithContext(ctx).Raw("SELECT clock_timestamp()").Scan(&now).Error
+	err := s.db.WithContext(ctx).Raw(s.sql(databaseClock)).Scan(&now).Error
 	return now, s.wrap("read the database's time", err)
 }
 
@@ -23,18 +23,13 @@ func (s *Store) DatabaseTime(ctx context.Context) (time.Time, error) {
 // from then on the candidate rows, decided on that snapshot, say whether the
 // binding may be picked.
 func (s *Store) EndWithdrawals(ctx context.Context, takenAt time.Time, dirty []string) (int, error) {
-	var before []string
-	db := s.db.WithContext(ctx)
-	if err := db.Raw("SELECT binding_name FROM "+s.table("withdrawn_bindings")+" WHERE withdrawn_at < ?", takenAt).
-		Scan(&before).Error; err != nil {
-		return 0, s.wrap("read withdrawals", err)
-	}
-	over := slices.DeleteFunc(before, func(name string) bool { return slices.Contains(dirty, name) })
-	if len(over) == 0 {
-		return 0, nil
-	}
-	// withdrawn_at is checked again: a withdrawal made anew since the read
-	// is one the snapshot cannot speak for.
-	res := db.Exec("DELETE FROM "+s.table("withdrawn_bindings")+" WHERE withdrawn_at < ? AND binding_name IN ?", takenAt, over)
+	res := s.db.WithContext(ctx).Exec(s.sql(withdrawalsEnd), params{"taken_at": takenAt, "dirty": jsonList(dirty)})
 	return int(res.RowsAffected), s.wrap(fmt.Sprintf("end withdrawals made before %s", takenAt.Format(time.RFC3339)), res.Error)
 }
+
+var (
+	//go:embed sql/database_clock.sql
+	databaseClock string
+	//go:embed sql/withdrawals_end.sql
+	withdrawalsEnd string
+)

@@ -1,0 +1,2 @@
+-- Every row of the release history, oldest first.
+SELECT * FROM {{schema}}.binding_releases ORDER BY id

@@ -1,0 +1,2 @@
+-- The database's clock, as of the transaction's start.
+SELECT now()
