@@ -6,37 +6,12 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 )
-
-// Instance is KEB's instances row, with KEB's column names. The job only
-// reads it. The nullable columns are pointers because KEB's table allows
-// NULL there even though it defaults to ”.
-type Instance struct {
-	InstanceID                  string     `gorm:"column:instance_id;primaryKey"`
-	RuntimeID                   string     `gorm:"column:runtime_id"`
-	GlobalAccountID             string     `gorm:"column:global_account_id"`
-	SubscriptionGlobalAccountID *string    `gorm:"column:subscription_global_account_id"`
-	SubAccountID                *string    `gorm:"column:sub_account_id"`
-	SubscriptionSecretName      *string    `gorm:"column:subscription_secret_name"`
-	Provider                    *string    `gorm:"column:provider"`
-	ProviderRegion              *string    `gorm:"column:provider_region"`
-	ServicePlanName             *string    `gorm:"column:service_plan_name"`
-	ProvisioningParameters      string     `gorm:"column:provisioning_parameters"`
-	CreatedAt                   time.Time  `gorm:"column:created_at"`
-	UpdatedAt                   time.Time  `gorm:"column:updated_at"`
-	DeletedAt                   time.Time  `gorm:"column:deleted_at"`
-	ExpiredAt                   *time.Time `gorm:"column:expired_at"`
-}
-
-// TableName leaves the schema to the search_path, where KEB's table is
-// found (public unless the connection says otherwise).
-func (Instance) TableName() string { return "instances" }
 
 var (
 	//go:embed sql/transaction_now.sql

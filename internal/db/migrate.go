@@ -14,6 +14,7 @@ import (
 	"github.com/golang-migrate/migrate/v4/source"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
 )
 
 // The job's migrations are golang-migrate's, as KEB's own
@@ -268,22 +269,27 @@ func (s *Store) withMigrator(ctx context.Context, create bool, do func(*migrate.
 // EXISTS does not prevent that), so both look and create under a
 // transaction-level advisory lock of the job's schema.
 func (s *Store) ensureSchema(ctx context.Context) error {
-	tx, err := s.sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("look for schema: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", s.advisoryKey("schema")); err != nil {
-		return fmt.Errorf("take the schema lock: %w", err)
-	}
-	var exists bool
-	if err := tx.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)", s.schema).Scan(&exists); err != nil {
-		return fmt.Errorf("look for schema: %w", err)
-	}
-	if !exists {
-		if _, err := tx.ExecContext(ctx, "CREATE SCHEMA "+s.schema); err != nil {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("schema")}).Error; err != nil {
+			return fmt.Errorf("take the schema lock: %w", err)
+		}
+		var exists bool
+		if err := tx.Raw(s.sql(schemaExists), params{"schema": s.schema}).Scan(&exists).Error; err != nil {
+			return fmt.Errorf("look for schema: %w", err)
+		}
+		if exists {
+			return nil
+		}
+		if err := tx.Exec(s.sql(schemaCreate)).Error; err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
-	}
-	return tx.Commit()
+		return nil
+	})
 }
+
+var (
+	//go:embed sql/schema_exists.sql
+	schemaExists string
+	//go:embed sql/schema_create.sql
+	schemaCreate string
+)

@@ -2,10 +2,12 @@ package db
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 
 	"github.com/golang-migrate/migrate/v4/database"
+	"gorm.io/gorm"
 )
 
 // legacyTable is where releases before golang-migrate recorded the
@@ -20,25 +22,29 @@ const legacyTable = "schema_migrations"
 // alone.
 func (s *Store) legacyVersions(ctx context.Context) ([]uint, error) {
 	var columns int
-	if err := s.sqlDB.QueryRowContext(ctx, `SELECT count(*) FROM pg_attribute
-		WHERE attrelid = to_regclass($1) AND attname IN ('version', 'name', 'applied_at') AND NOT attisdropped`,
-		s.table(legacyTable)).Scan(&columns); err != nil || columns != 3 {
-		return nil, err
-	}
-	rows, err := s.sqlDB.QueryContext(ctx, "SELECT version FROM "+s.table(legacyTable)+" ORDER BY version")
-	if err != nil {
+	db := s.db.WithContext(ctx)
+	if err := db.Raw(s.sql(legacyTableShape), params{"table": s.table(legacyTable)}).Scan(&columns).Error; err != nil || columns != 3 {
 		return nil, err
 	}
 	var versions []uint
-	for rows.Next() {
-		var v uint
-		if err = rows.Scan(&v); err != nil {
-			break
-		}
-		versions = append(versions, v)
-	}
-	return versions, errors.Join(err, rows.Err(), rows.Close())
+	err := db.Raw(s.sql(legacyVersions, migrationTables...)).Scan(&versions).Error
+	return versions, err
 }
+
+var (
+	//go:embed sql/legacy_table_shape.sql
+	legacyTableShape string
+	//go:embed sql/legacy_versions.sql
+	legacyVersions string
+	//go:embed sql/legacy_record_version.sql
+	legacyRecordVersion string
+	//go:embed sql/legacy_drop.sql
+	legacyDrop string
+)
+
+// migrationTables fill a statement's names of golang-migrate's table and
+// the legacy migrator's.
+var migrationTables = []string{"{{migrations}}", MigrationsTable, "{{legacy}}", legacyTable}
 
 // takeOverLegacy hands a schema the legacy migrator recorded over to
 // golang-migrate.
@@ -69,16 +75,13 @@ func (s *Store) takeOverLegacy(ctx context.Context, drv database.Driver, all []M
 			return fmt.Errorf("take over %s: it records versions %v, want 1 to N with N at most %d", s.table(legacyTable), legacy, all[len(all)-1].Version)
 		}
 	}
-	tx, err := s.sqlDB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, "INSERT INTO "+s.table(MigrationsTable)+" (version, dirty) VALUES ($1, false)", n); err != nil {
-		return fmt.Errorf("take over %s: %w", s.table(legacyTable), err)
-	}
-	if _, err := tx.ExecContext(ctx, "DROP TABLE "+s.table(legacyTable)); err != nil {
-		return fmt.Errorf("take over %s: %w", s.table(legacyTable), err)
-	}
-	return tx.Commit()
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Exec(s.sql(legacyRecordVersion, migrationTables...), params{"version": n}).Error; err != nil {
+			return fmt.Errorf("take over %s: %w", s.table(legacyTable), err)
+		}
+		if err := tx.Exec(s.sql(legacyDrop, migrationTables...)).Error; err != nil {
+			return fmt.Errorf("take over %s: %w", s.table(legacyTable), err)
+		}
+		return nil
+	})
 }

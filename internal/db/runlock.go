@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	_ "embed"
 	"errors"
 	"sync"
 	"time"
+
+	"gorm.io/gorm"
 )
 
 // ErrRunLockLost means the session that held the run lock ended (the
@@ -17,8 +20,11 @@ var ErrRunLockLost = errors.New("the run lock was lost: its database session end
 // RunLock is a held run lock.
 type RunLock struct {
 	conn *sql.Conn
-	key  int64
-	once sync.Once
+	// session runs statements on conn alone, the session holding the lock.
+	session *gorm.DB
+	sql     func(string, ...string) string
+	key     int64
+	once    sync.Once
 }
 
 // TryRunLock takes the run lock without waiting: a session-level advisory
@@ -36,7 +42,11 @@ func (s *Store) TryRunLock(ctx context.Context) (lock *RunLock, acquired bool, e
 	if err != nil {
 		return nil, false, s.wrap("take run lock", err)
 	}
-	if err := conn.QueryRowContext(ctx, "SELECT pg_try_advisory_lock($1)", key).Scan(&acquired); err != nil {
+	// A session with a context of its own has a statement of its own:
+	// pointing it at conn leaves the Store's pool as it is.
+	session := s.db.WithContext(ctx)
+	session.Statement.ConnPool = conn
+	if err := session.Raw(s.sql(runLockTry), params{"key": key}).Scan(&acquired).Error; err != nil {
 		_ = conn.Close()
 		return nil, false, s.wrap("take run lock", err)
 	}
@@ -44,23 +54,26 @@ func (s *Store) TryRunLock(ctx context.Context) (lock *RunLock, acquired bool, e
 		_ = conn.Close()
 		return nil, false, nil
 	}
-	return &RunLock{conn: conn, key: key}, true, nil
+	return &RunLock{conn: conn, session: session, sql: s.sql, key: key}, true, nil
 }
 
-// heldSQL finds the lock among the session's own: a bigint advisory key is
-// stored as its high and low 32 bits, with objsubid 1.
-const heldSQL = `SELECT count(*) FROM pg_locks
-WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted AND objsubid = 1
-  AND ((classid::bigint << 32) | objid::bigint) = $1`
+var (
+	//go:embed sql/run_lock_try.sql
+	runLockTry string
+	//go:embed sql/run_lock_held.sql
+	runLockHeld string
+	//go:embed sql/run_lock_release.sql
+	runLockRelease string
+)
 
 // Held returns nil while the lock's session still holds it, and an error
 // wrapping ErrRunLockLost once it does not, or cannot tell.
 func (l *RunLock) Held(ctx context.Context) error {
-	var n int
-	if err := l.conn.QueryRowContext(ctx, heldSQL, l.key).Scan(&n); err != nil {
+	var held bool
+	if err := l.session.WithContext(ctx).Raw(l.sql(runLockHeld), params{"key": l.key}).Scan(&held).Error; err != nil {
 		return errors.Join(ErrRunLockLost, err)
 	}
-	if n != 1 {
+	if !held {
 		return ErrRunLockLost
 	}
 	return nil
@@ -72,7 +85,7 @@ func (l *RunLock) Release() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		var unlocked bool
-		err := l.conn.QueryRowContext(ctx, "SELECT pg_advisory_unlock($1)", l.key).Scan(&unlocked)
+		err := l.session.WithContext(ctx).Raw(l.sql(runLockRelease), params{"key": l.key}).Scan(&unlocked).Error
 		if err != nil || !unlocked {
 			// Ending the session frees the lock whatever state it is in;
 			// ErrBadConn makes database/sql close it rather than pool it.

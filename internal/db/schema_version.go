@@ -2,7 +2,7 @@ package db
 
 import (
 	"context"
-	"database/sql"
+	_ "embed"
 	"errors"
 	"fmt"
 )
@@ -52,6 +52,13 @@ func (v SchemaVersion) Err() error {
 	return fmt.Errorf("%w: schema %q needs version %d and %s", ErrSchemaNotCurrent, v.Schema, v.Latest, why)
 }
 
+var (
+	//go:embed sql/table_name.sql
+	tableName string
+	//go:embed sql/schema_version_read.sql
+	schemaVersionRead string
+)
+
 // SchemaVersion reads the version the job's schema records. It only reads
 // (no lock, no table created), so any role that may read the migrations
 // table can ask.
@@ -61,17 +68,23 @@ func (s *Store) SchemaVersion(ctx context.Context) (SchemaVersion, error) {
 		return SchemaVersion{}, err
 	}
 	v := SchemaVersion{Schema: s.schema, Latest: all[len(all)-1].Version}
+	db := s.db.WithContext(ctx)
 	var table *string
-	if err := s.sqlDB.QueryRowContext(ctx, "SELECT to_regclass($1)::text", s.table(MigrationsTable)).Scan(&table); err != nil {
+	if err := db.Raw(s.sql(tableName), params{"table": s.table(MigrationsTable)}).Scan(&table).Error; err != nil {
 		return v, s.wrap("read the schema's version", err)
 	}
 	recorded := false
 	if table != nil {
-		err := s.sqlDB.QueryRowContext(ctx, "SELECT version, dirty FROM "+s.table(MigrationsTable)+" LIMIT 1").Scan(&v.Version, &v.Dirty)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		var rows []struct {
+			Version uint
+			Dirty   bool
+		}
+		if err := db.Raw(s.sql(schemaVersionRead, migrationTables...)).Scan(&rows).Error; err != nil {
 			return v, s.wrap("read the schema's version", err)
 		}
-		recorded = err == nil
+		if recorded = len(rows) > 0; recorded {
+			v.Version, v.Dirty = rows[0].Version, rows[0].Dirty
+		}
 	}
 	if !recorded {
 		legacy, err := s.legacyVersions(ctx)

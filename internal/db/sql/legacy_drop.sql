@@ -1,0 +1,3 @@
+-- Drops the legacy migrator's table ({{legacy}}) once its version is taken
+-- over.
+DROP TABLE {{schema}}.{{legacy}}

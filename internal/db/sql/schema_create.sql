@@ -1,0 +1,2 @@
+-- Creates the job's schema.
+CREATE SCHEMA {{schema}}
