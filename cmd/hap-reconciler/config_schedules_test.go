@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
 // A schedule of a job that does not exist, or that is not a cron
@@ -14,7 +16,7 @@ import (
 // the value: the jobs' registry checks what config alone cannot.
 func TestSchedulesAreCheckedAgainstTheJobsAtStart(t *testing.T) {
 	for _, c := range []struct{ doc, want string }{
-		{"schedules:\n  purge: \"@hourly\"\n", "schedules.purge: names no job (known: drift, candidates, shadow, release, metrics)"},
+		{"schedules:\n  purge: \"@hourly\"\n", "schedules.purge: names no job (known: " + strings.Join(jobs.AllJobs, ", ") + ")"},
 		{"schedules:\n  drift: every ten minutes\n", `schedules.drift: is not a cron schedule`},
 		// cron would run each of these every second.
 		{"schedules:\n  drift: \"@every 0s\"\n", `schedules.drift: must be an interval of at least 1s, got \"@every 0s\"`},

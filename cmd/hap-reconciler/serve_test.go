@@ -25,7 +25,7 @@ import (
 )
 
 func TestServeRunsTheJobsOnScheduleAndServesTheirMetrics(t *testing.T) {
-	s := load(t, smallLandscape(), plantedConfig+schedules("@every 1s", "@every 1s", "@every 1s", "@every 1s"))
+	s := load(t, smallLandscape(), plantedConfig+everyJobOn("@every 1s"))
 	ctx, stop := context.WithCancel(testContext(t))
 	var log testbed.SyncBuffer
 	exit := make(chan int, 1)
@@ -139,6 +139,17 @@ func TestServeStopsSchedulingAndLetsTheRunningJobFinish(t *testing.T) {
 	if n := strings.Count(log.String(), `"msg":"job done","job":"candidates"`); n != 1 {
 		t.Errorf("candidates finished %d times, want once (no run starts after SIGTERM)\n%s", n, log.String())
 	}
+}
+
+// everyJobOn is the configuration's schedules block with every job of the
+// Registry on spec.
+func everyJobOn(spec string) string {
+	var b strings.Builder
+	b.WriteString("schedules:\n")
+	for _, job := range jobs.AllJobs {
+		fmt.Fprintf(&b, "  %s: %q\n", job, spec)
+	}
+	return b.String()
 }
 
 // schedules is the configuration's schedules block; the shadow job runs
