@@ -2,6 +2,8 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,6 +116,8 @@ type settings interface {
 	over(key string, node any) (settings, error)
 	check() error
 	build() Build
+	// keys are the settings' keys in the job's section.
+	keys() []string
 }
 
 type typedSettings[S any] struct {
@@ -135,6 +139,14 @@ func (t typedSettings[S]) check() error {
 }
 
 func (t typedSettings[S]) build() Build { return t.declaration.Build(t.value) }
+
+func (t typedSettings[S]) keys() []string {
+	var section map[string]any
+	if b, err := json.Marshal(t.value); err == nil {
+		_ = json.Unmarshal(b, &section) // settings are a struct of plain fields
+	}
+	return slices.Sorted(maps.Keys(section))
+}
 
 // KEB is what every job shares, resolved once when the configuration is
 // loaded: KEB's multi-account policy and KEB's rules, as KEB applies them.
