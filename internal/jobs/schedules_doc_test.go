@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -76,4 +77,16 @@ func read(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// The README's front door describes every job, in run order, one row of
+// its job table each.
+func TestTheREADMEsJobTableNamesEveryJobInRunOrder(t *testing.T) {
+	var named []string
+	for _, m := range regexp.MustCompile(`(?m)^\| \*\*([a-z]+)\*\* \|`).FindAllSubmatch(read(t, filepath.Join("..", "..", "README.md")), -1) {
+		named = append(named, string(m[1]))
+	}
+	if !slices.Equal(named, jobs.AllJobs) {
+		t.Errorf("README.md's job table names %v, the registry %v", named, jobs.AllJobs)
+	}
 }
