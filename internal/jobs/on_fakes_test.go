@@ -351,21 +351,3 @@ func TestEachJobGetsItsOwnSettings(t *testing.T) {
 		t.Error("candidates did not run beside a disabled release")
 	}
 }
-
-// A candidates run ends the withdrawals its snapshot shows over (made before
-// it, binding not dirty or gone) and keeps the others.
-func TestCandidatesEndWithdrawalsTheSnapshotShowsOver(t *testing.T) {
-	s := newFakeScene(t)
-	s.gardener.PutBinding("aws-dirty", map[string]string{hap.LabelHyperscalerType: "aws", hap.LabelTenantName: "ga-3", hap.LabelDirty: "true"})
-	before, after := s.now.Add(-2*time.Minute), s.now.Add(-30*time.Second)
-	s.store.Withdraw("aws-dirty", before) // KEB freed it; the cleanup has not run
-	s.store.Withdraw("aws-idle", before)  // never marked after all
-	s.store.Withdraw("aws-gone", before)  // deleted from Gardener
-	s.store.Withdraw("aws-free", after)   // withdrawn too shortly before the snapshot to be sure it shows
-	if err := s.run(t, jobs.NoDryRun, jobs.JobCandidates); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := s.store.Withdrawn(), []string{"aws-dirty", "aws-free"}; !slices.Equal(got, want) {
-		t.Fatalf("withdrawn after the run: %v, want %v", got, want)
-	}
-}
