@@ -3,8 +3,8 @@ package jobs
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
