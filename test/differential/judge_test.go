@@ -52,7 +52,8 @@ var declaredDifferences = map[string]string{
 	diffInFlight: "a pick reserved a place that KEB has not yet written into the instance row (another replica's pick " +
 		"of the same moment); the table counts it, KEB's count does not, and the order below the limit moves by it",
 	diffGardenerFull: "the job deliberately treats a binding whose Gardener shoots reach the limit as full, though KEB's " +
-		"instance count is below it",
+		"instance count is below it: the shoots Gardener shows now, or KEB's count now plus the shoots Gardener showed " +
+		"beyond KEB's count at the snapshot (a shoot deleted since still counts until the next snapshot)",
 	diffSharedOrder: "a shared pick orders by the snapshot's shoots plus the placements since; KEB counts the shoots " +
 		"now, so a shoot deleted since the snapshot still counts for the table",
 	handOffClaimedSince: "the GA's bindings in Gardener differ from the table's (claimed on KEB's live path, labelled by " +
@@ -298,7 +299,10 @@ func belowLimit(v kebrules.Verdict) []string {
 }
 
 // gardenerFull reports whether Gardener's shoots fill every one of names
-// to the GA's limit now: the job's deliberate deviation.
+// to the GA's limit: the job's deliberate deviation. The pick counts KEB's
+// instances now plus the shoots Gardener showed beyond KEB's count at the
+// snapshot (read-path.md), so a binding is full by Gardener's shoots when
+// those fill it, or when the shoots Gardener shows now do.
 func (s *stream) gardenerFull(ctx context.Context, v kebrules.Verdict, names []string) (bool, error) {
 	if v.Limit == 0 || len(names) == 0 {
 		return false, nil
@@ -307,8 +311,17 @@ func (s *stream) gardenerFull(ctx context.Context, v kebrules.Verdict, names []s
 	if err != nil {
 		return false, err
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT binding_name, greatest(effective_count - db_count, 0)
+		FROM hap.binding_candidates WHERE binding_name = ANY($1)`, names)
+	if err != nil {
+		return false, fmt.Errorf("read the shoots beyond KEB's count at the snapshot: %w", err)
+	}
+	excess, err := kebrules.ScanCounts(rows)
+	if err != nil {
+		return false, err
+	}
 	for _, n := range names {
-		if usage[n] < v.Limit {
+		if usage[n] < v.Limit && v.Counts[n]+excess[n] < v.Limit {
 			return false, nil
 		}
 	}
