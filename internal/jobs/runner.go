@@ -81,7 +81,8 @@ type Options struct {
 // Run gathers the fleet once and runs the selected jobs on it. It returns
 // ErrLockHeld when another run is active, and the joined errors of the jobs
 // that failed otherwise; a failed job does not stop the others, except that a
-// failed gathering fails them all.
+// job that cannot be built (build) or a failed gathering fails them all
+// before anything is changed.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
 	if r.Locker != nil {
 		lock, ok, err := r.Locker.TryRunLock(ctx)
