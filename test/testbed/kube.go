@@ -7,12 +7,14 @@
 package testbed
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -246,8 +248,52 @@ func (k *Kube) KillServer(s APIServer) error {
 }
 
 // PauseServer freezes one API server with SIGSTOP: connections stay open
-// and nothing answers, as on a stalled node. ResumeServer thaws it.
-func (k *Kube) PauseServer(s APIServer) error { return k.signal(s, syscall.SIGSTOP) }
+// and nothing answers, as on a stalled node. It returns once every thread
+// of the server is stopped, which on a busy machine can trail the signal;
+// ResumeServer thaws it.
+func (k *Kube) PauseServer(s APIServer) error {
+	if err := k.signal(s, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	k.mu.Lock()
+	p, err := k.server(s)
+	k.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	running := ""
+	if err := pollUntil(ctx, 10*time.Millisecond, func(context.Context) (bool, error) {
+		running = runningThreads(p.pid())
+		return running == "", nil
+	}); err != nil {
+		return fmt.Errorf("%s was sent SIGSTOP, but threads still run: %s", s, running)
+	}
+	return nil
+}
+
+// runningThreads names the threads of process pid that are neither stopped
+// nor ended, with their state (/proc/PID/task/TID/stat); "" when none is.
+func runningThreads(pid int) string {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return err.Error()
+	}
+	var running []string
+	for _, t := range tasks {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, t.Name()))
+		if err != nil {
+			continue // the thread ended
+		}
+		// The state follows the command, which is in parentheses.
+		fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(fields) > 0 && !strings.Contains("TtZX", fields[0]) {
+			running = append(running, t.Name()+":"+fields[0])
+		}
+	}
+	return strings.Join(running, " ")
+}
 
 // ResumeServer continues a paused API server with SIGCONT.
 func (k *Kube) ResumeServer(s APIServer) error { return k.signal(s, syscall.SIGCONT) }
