@@ -224,19 +224,11 @@ func (d *candidateDiff) changes() candidateChanges {
 
 // eachCandidateRow streams the candidate table to fn.
 func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
-	rows, err := tx.Raw(s.sql(candidatesAll)).Rows()
-	if err != nil {
-		return fmt.Errorf("read candidates: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r candidateRow
-		if err := tx.ScanRows(rows, &r); err != nil {
-			return fmt.Errorf("read candidates: %w", err)
-		}
+	err := streamRows(tx, s.sql(candidatesAll), nil, func(r candidateRow) error {
 		fn(r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read candidates: %w", err)
 	}
 	return nil

@@ -86,25 +86,17 @@ func (s *Store) ReadInstanceCounts(ctx context.Context) (_ hap.InstanceRead, err
 // readCounts runs the aggregate and decodes its rows one at a time: the
 // runtime IDs arrive as JSON text, and only their packed form is kept.
 func (s *Store) readCounts(tx *gorm.DB, counts *[]hap.InstanceCount) error {
-	rows, err := tx.Raw(s.sql(instancesCount, kebsRules...)).Rows()
-	if err != nil {
-		return fmt.Errorf("count active instances: %w", err)
-	}
-	defer rows.Close()
 	var ids []string
-	for rows.Next() {
-		var r instanceCountRow
-		if err := tx.ScanRows(rows, &r); err != nil {
-			return fmt.Errorf("count active instances: %w", err)
-		}
+	err := streamRows(tx, s.sql(instancesCount, kebsRules...), nil, func(r instanceCountRow) error {
 		ids = ids[:0]
 		if err := json.Unmarshal([]byte(r.RuntimeIDs), &ids); err != nil {
 			return fmt.Errorf("decode runtime ids of binding %q, global account %q: %w", r.BindingName, r.GlobalAccountID, err)
 		}
 		*counts = append(*counts, hap.InstanceCount{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, Active: r.Active,
 			RuntimeIDs: hap.RuntimeIDsOf(ids...)})
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("count active instances: %w", err)
 	}
 	return nil

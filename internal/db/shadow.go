@@ -59,16 +59,8 @@ func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.D
 	if in.EventsReadable {
 		resolved = shadowResolveStep
 	}
-	rows, err := db.Raw(s.sql(shadowPlacedInstances, "{{resolved}}", s.sql(resolved)), params{"since": from}).Rows()
-	if err != nil {
-		return in, s.wrap("read KEB's placed instances", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var r placedRow
-		if err := db.ScanRows(rows, &r); err != nil {
-			return in, s.wrap("read KEB's placed instances", err)
-		}
+	statement := s.sql(shadowPlacedInstances, "{{resolved}}", s.sql(resolved))
+	err := streamRows(db, statement, []any{params{"since": from}}, func(r placedRow) error {
 		p := hap.PlacedInstance{InstanceID: r.InstanceID, GlobalAccountID: r.GlobalAccountID, BindingName: r.BindingName, At: r.CreatedAt}
 		if r.ResolvedAt.Valid {
 			// KEB's clock wrote the event, the database's the row: a
@@ -77,8 +69,9 @@ func (s *Store) ShadowInputs(ctx context.Context, since time.Time, maxAge time.D
 		}
 		p.Compared = r.Compared || p.At.Before(since)
 		in.Placed = append(in.Placed, p)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return in, s.wrap("read KEB's placed instances", err)
 	}
 
@@ -110,24 +103,14 @@ func (s *Store) CandidateVersions(ctx context.Context, from time.Time, groups []
 	}
 	slices.Sort(gas)
 	gas = slices.Compact(gas)
-	db := s.db.WithContext(ctx)
-	rows, err := db.Raw(s.sql(candidateHistoryOf), params{"from": from, "gas": jsonList(gas)}).Rows()
-	if err != nil {
-		return nil, s.wrap("read the candidate history", err)
-	}
-	defer rows.Close()
 	var out []hap.CandidateVersion
-	for rows.Next() {
-		var r historyRow
-		if err := db.ScanRows(rows, &r); err != nil {
-			return nil, s.wrap("read the candidate history", err)
-		}
-		v := r.version()
-		if wanted[hap.ShadowGroup{GlobalAccountID: v.GlobalAccountID, Pool: v.Pool}] {
+	err := streamRows(s.db.WithContext(ctx), s.sql(candidateHistoryOf), []any{params{"from": from, "gas": jsonList(gas)}}, func(r historyRow) error {
+		if v := r.version(); wanted[hap.ShadowGroup{GlobalAccountID: v.GlobalAccountID, Pool: v.Pool}] {
 			out = append(out, v)
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, s.wrap("read the candidate history", err)
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/schema"
 )
 
@@ -101,4 +102,46 @@ func atDatabasePrecision(v any) any {
 		return t.Truncate(time.Microsecond)
 	}
 	return v
+}
+
+// streamRows runs statement and hands each row to fn as a T, its columns
+// matched by name with T's gorm tags once for the whole result rather than
+// on every row (gorm's ScanRows matches them anew for each): the candidate
+// table and KEB's instance counts stream tens of thousands of rows. A
+// column T does not name is read and dropped.
+func streamRows[T any](tx *gorm.DB, statement string, args []any, fn func(T) error) error {
+	sch, err := schema.Parse(new(T), &rowSchemas, schema.NamingStrategy{})
+	if err != nil {
+		return fmt.Errorf("row type %T: %w", *new(T), err)
+	}
+	rows, err := tx.Raw(statement, args...).Rows()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	columns, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	var row T
+	into := reflect.ValueOf(&row).Elem()
+	targets := make([]any, len(columns))
+	for i, column := range columns {
+		if f, ok := sch.FieldsByDBName[column]; ok {
+			targets[i] = f.ReflectValueOf(context.Background(), into).Addr().Interface()
+		} else {
+			targets[i] = new(any)
+		}
+	}
+	for rows.Next() {
+		// Scan sets every named field of row anew, pointers included, so
+		// the copy handed to fn shares nothing with the next row.
+		if err := rows.Scan(targets...); err != nil {
+			return err
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
