@@ -13,13 +13,14 @@ import (
 // full claims an account of its own. The table holds the claim instead: the
 // first request that reaches ClaimNew for a GA and pool takes a lease on
 // that GA and pool (claim_leases, by the database alone, across workers and
-// replicas), and every other request for them meanwhile waits, up to
-// Client.ClaimWait, for the claim to be recorded. RecordClaim ends the
-// lease; the waiters then ask the table again and are placed on the claimed
-// binding while it is below its limit, and the first one to find it full
-// takes the next lease. A claimant that dies or gives up leaves its lease
-// to expire after Client.ClaimLease (or ends it with AbandonClaim), and the
-// next waiter takes it over.
+// replicas), and every other request for them meanwhile is answered
+// ErrClaimPending at once, with the interval after which KEB retries its
+// step (Pick.RetryAfter): nothing waits inside KEB's worker. RecordClaim
+// ends the lease; the retried requests then ask the table again and are
+// placed on the claimed binding while it is below its limit, and the first
+// one to find it full takes the next lease. A claimant that dies or gives
+// up leaves its lease to expire after Client.ClaimLease (or ends it with
+// AbandonClaim), and the next retry takes it over.
 
 // DefaultClaimLease is how long a claim lease holds when the Client names no
 // ClaimLease: ample for KEB's claim in Gardener (a list and an update under
@@ -28,19 +29,13 @@ import (
 // claimant's lease before KEB gives up on the provisioning.
 const DefaultClaimLease = 30 * time.Second
 
-// DefaultClaimWait is how long NextBinding waits for another request's claim
-// when the Client names no ClaimWait: KEB's resolve step retries every ten
-// seconds (resolveSubscriptionSecretRetryInterval), so a waiter served within
-// that is never later than a retry would be.
-const DefaultClaimWait = 10 * time.Second
-
-// The pause between two looks at another request's lease: short at first,
-// since a claim is usually recorded within a fraction of a second, then
-// growing so that twenty waiters stay a few statements a second.
-const (
-	leasePollFirst = 20 * time.Millisecond
-	leasePollCap   = 250 * time.Millisecond
-)
+// DefaultClaimRetry is the longest interval NextBinding asks KEB to retry
+// its step after when another request holds the claim and the Client names
+// no ClaimRetry: KEB claims within a fraction of a second (a list and an
+// update in Gardener, then RecordClaim), so a retry a second later usually
+// finds the claim recorded, and the minute KEB's resolve step retries for
+// (resolveSubscriptionSecretTimeout) holds dozens of such retries.
+const DefaultClaimRetry = time.Second
 
 func (c *Client) claimLease() time.Duration {
 	if c.ClaimLease <= 0 {
@@ -49,11 +44,17 @@ func (c *Client) claimLease() time.Duration {
 	return c.ClaimLease
 }
 
-func (c *Client) claimWait() time.Duration {
-	if c.ClaimWait <= 0 {
-		return DefaultClaimWait
+// retryAfter is when a request that found l held by another should retry:
+// at the latest when l expires and may be taken over.
+func (c *Client) retryAfter(l lease) time.Duration {
+	retry := c.ClaimRetry
+	if retry <= 0 {
+		retry = DefaultClaimRetry
 	}
-	return c.ClaimWait
+	if l.left > 0 {
+		return min(retry, l.left)
+	}
+	return retry
 }
 
 // lease is the lease on a GA and pool as one look at claim_leases saw it.
@@ -61,9 +62,6 @@ type lease struct {
 	holder string        // the instance holding it; "" when there is none
 	left   time.Duration // until it expires, by the database's clock
 }
-
-// held says whether the lease still stands for holder.
-func (l lease) held(holder string) bool { return l.holder == holder && l.left > 0 }
 
 // takeLease takes the claim lease of req's GA and pool for req's instance,
 // or renews it when the instance already holds it (KEB retrying its step).
@@ -106,34 +104,6 @@ func (c *Client) lookAtLease(ctx context.Context, req Request) (lease, error) {
 			req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, err)
 	}
 	return lease{holder: holder.String, left: time.Duration(left.Float64 * float64(time.Second))}, nil
-}
-
-// awaitLease waits until the lease holder holds no longer stands (the
-// claim was recorded or abandoned, the lease expired or was taken over) or
-// until deadline, and says whether it still stands.
-func (c *Client) awaitLease(ctx context.Context, req Request, holder string, deadline time.Time) (bool, error) {
-	pause := leasePollFirst
-	for {
-		wait := min(pause, time.Until(deadline))
-		if wait <= 0 {
-			return true, nil
-		}
-		timer := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return false, fmt.Errorf("next binding for instance %q: waiting for instance %q's claim: %w", req.InstanceID, holder, ctx.Err())
-		case <-timer.C:
-		}
-		now, err := c.lookAtLease(ctx, req)
-		switch {
-		case err != nil:
-			return false, err
-		case !now.held(holder):
-			return false, nil
-		}
-		pause = min(pause*3/2, leasePollCap)
-	}
 }
 
 // AbandonClaim ends the claim lease req's instance holds, when KEB could not

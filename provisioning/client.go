@@ -50,10 +50,10 @@ type Client struct {
 	// the claim of its GA and pool before another may take it over; 0
 	// means DefaultClaimLease. KEB claims and calls RecordClaim within it.
 	ClaimLease time.Duration
-	// ClaimWait bounds how long NextBinding waits for another request's
-	// claim of the same GA and pool before it answers ErrClaimPending; 0
-	// means DefaultClaimWait.
-	ClaimWait time.Duration
+	// ClaimRetry is the longest Pick.RetryAfter NextBinding answers with
+	// ErrClaimPending, when another request holds the claim of the same GA
+	// and pool; 0 means DefaultClaimRetry.
+	ClaimRetry time.Duration
 
 	mu       sync.Mutex
 	prepared map[string]*sql.Stmt

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Gardener is what Client.NextBinding asks Gardener, with KEB's own client
@@ -47,13 +46,12 @@ const confirmAttempts = 3
 //     hold (Pick.Held), all at their limit by KEB's count now, and req's
 //     instance holds the claim of the GA and pool (a lease of ClaimLease);
 //     KEB claims one, then calls RecordClaim (or AbandonClaim when it could
-//     not claim). Another request that reaches ClaimNew for the same GA and
-//     pool meanwhile waits, up to ClaimWait, for that claim to be recorded,
-//     then is placed on the claimed binding while it is below its limit
-//     (Pick.Waited says how long it waited), or takes the claim over once
-//     the lease expired.
-//   - ErrClaimPending: another request holds the claim and did not record
-//     it within ClaimWait; KEB retries the step.
+//     not claim).
+//   - ErrClaimPending (a *ClaimPendingError): another request holds the
+//     claim of the GA and pool; KEB retries the step after its RetryAfter
+//     (at most ClaimRetry, at most until the lease expires), and the retry
+//     is placed on the claimed binding once it is recorded, or takes the
+//     claim over once the lease expired. NextBinding never waits for it.
 //   - ErrGuarded: Gardener lists exactly the table's bindings of the GA,
 //     and none holds an active instance of the GA: KEB's guard; KEB fails
 //     the provisioning.
@@ -71,48 +69,30 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 		return Pick{}, fmt.Errorf("next binding for instance %q: the client has no Gardener to confirm the table's proposals with", req.InstanceID)
 	}
 	req = c.request(req)
-	deadline := time.Now().Add(c.claimWait())
-	var waited time.Duration
-	holding := false
-	for {
-		pick, err := c.confirmedProposal(ctx, req)
-		pick.Waited = waited
-		switch {
-		case holding && (err != nil || !pick.ClaimNew):
-			return pick, errors.Join(err, c.AbandonClaim(ctx, req))
-		case err != nil || !pick.ClaimNew:
-			return pick, err
-		case holding:
-			return pick, c.confirmClaim(ctx, req, pick.Held)
-		}
-		l, err := c.takeLease(ctx, req)
-		if err != nil {
-			return Pick{TableAge: pick.TableAge, Waited: waited}, err
-		}
-		if l.holder == req.InstanceID {
-			// Another request's claim may have been recorded between the
-			// proposal and the lease; under the lease none can be, so the
-			// table is asked once more before KEB claims.
-			holding = true
-			continue
-		}
-		began := time.Now()
-		pending, err := c.awaitLease(ctx, req, l.holder, deadline)
-		waited += time.Since(began)
-		switch {
-		case err != nil:
-			return Pick{TableAge: pick.TableAge, Waited: waited}, err
-		case pending:
-			return Pick{TableAge: pick.TableAge, Waited: waited}, fmt.Errorf(
-				"next binding for instance %q: instance %q holds the claim of global account %q, pool %s (euAccess %t), unrecorded after %s: %w",
-				req.InstanceID, l.holder, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, waited.Round(time.Millisecond), ErrClaimPending)
-		}
+	pick, err := c.confirmedProposal(ctx, req)
+	if err != nil || !pick.ClaimNew {
+		return pick, err
 	}
+	l, err := c.takeLease(ctx, req)
+	if err != nil {
+		return Pick{TableAge: pick.TableAge}, err
+	}
+	if l.holder != req.InstanceID {
+		return Pick{TableAge: pick.TableAge}, &ClaimPendingError{Request: req, Holder: l.holder, RetryAfter: c.retryAfter(l)}
+	}
+	// Another request's claim may have been recorded between the proposal
+	// and the lease; under the lease none can be, so the table is asked
+	// once more before KEB claims.
+	pick, err = c.confirmedProposal(ctx, req)
+	if err != nil || !pick.ClaimNew {
+		return pick, errors.Join(err, c.AbandonClaim(ctx, req))
+	}
+	return pick, c.confirmClaim(ctx, req, pick.Held)
 }
 
 // confirmClaim has Gardener confirm the claim req's instance now holds the
-// lease of; unconfirmed, the lease ends at once, so that the requests
-// waiting on it do not wait for a claim the table will not record.
+// lease of; unconfirmed, the lease ends at once, so that the next request
+// for the GA and pool claims without retrying until the lease expires.
 func (c *Client) confirmClaim(ctx context.Context, req Request, held []string) error {
 	err := c.confirmHeld(ctx, req, held, false)
 	if err != nil {

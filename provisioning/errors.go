@@ -1,6 +1,10 @@
 package provisioning
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"time"
+)
 
 // The answers other than a binding or ClaimNew, one error each, told apart
 // with errors.Is. LivePath says which of them hand the request to KEB's
@@ -35,17 +39,34 @@ var (
 	ErrGuarded = errors.New("provisioning guarded: the global account's bindings in this pool hold no active instance (minBindingsForGuard)")
 
 	// ErrClaimPending: another request of the GA reached ClaimNew in the
-	// same pool first and holds the claim (a lease), and it was not recorded
-	// within Client.ClaimWait. KEB retries the step: claiming on its live
-	// path would claim a second account for the same need. The lease
-	// expires after Client.ClaimLease, and a retry after that takes the
-	// claim over.
+	// same pool first and holds the claim (a lease). NextBinding answers it
+	// as a *ClaimPendingError; KEB retries the step after its RetryAfter:
+	// claiming on its live path would claim a second account for the same
+	// need. The lease expires after Client.ClaimLease, and a retry after
+	// that takes the claim over.
 	ErrClaimPending = errors.New("another request of the global account is claiming a binding in this pool")
 
 	// ErrClaimRefused: RecordClaim was asked something no retry can mend:
 	// an incomplete claim, or an instance that holds another binding.
 	ErrClaimRefused = errors.New("claim refused")
 )
+
+// ClaimPendingError is NextBinding's ErrClaimPending: who holds the claim of
+// the request's GA and pool, and when KEB retries its step, the interval its
+// RetryOperation takes.
+type ClaimPendingError struct {
+	Request    Request
+	Holder     string
+	RetryAfter time.Duration
+}
+
+func (e *ClaimPendingError) Error() string {
+	return fmt.Sprintf("next binding for instance %q: instance %q holds the claim of global account %q, pool %s (euAccess %t), retry after %s: %s",
+		e.Request.InstanceID, e.Holder, e.Request.GlobalAccountID, e.Request.HyperscalerType, e.Request.EUAccess, e.RetryAfter, ErrClaimPending)
+}
+
+// Is makes errors.Is(err, ErrClaimPending) hold.
+func (e *ClaimPendingError) Is(target error) bool { return target == ErrClaimPending }
 
 // LivePath says whether KEB resolves the binding on its live path after
 // NextBinding answered err: every error but ErrGuarded, which is KEB's own

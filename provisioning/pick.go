@@ -131,9 +131,6 @@ type Pick struct {
 	// TableAge is the age of the snapshot the table was computed from, by
 	// the database's clock, when the statement read it.
 	TableAge time.Duration
-	// Waited is how long NextBinding waited for another request's claim of
-	// the GA and pool before this answer; 0 when it did not wait.
-	Waited time.Duration
 }
 
 // lostRaceAttempts bounds how often a pick asks again after losing a race

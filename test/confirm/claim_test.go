@@ -59,10 +59,10 @@ func TestOneClaimPerLimitReachedHoweverManyWorkersAsk(t *testing.T) {
 	}
 }
 
-// A worker took the claim's lease and died before claiming: the next worker
-// waits for the lease, not for ever, and takes it over once it expires;
-// meanwhile a worker with a shorter wait is told to retry, never sent to
-// KEB's live path, which would claim a second account.
+// A worker took the claim's lease and died before claiming: every other
+// worker is told at once to retry its step, within the lease, never sent
+// to KEB's live path, which would claim a second account; once the lease
+// has expired, the next retry takes the claim over.
 func TestALeaseOfAClaimantThatDiedIsTakenOver(t *testing.T) {
 	l := landscape.New(8)
 	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
@@ -74,28 +74,55 @@ func TestALeaseOfAClaimantThatDiedIsTakenOver(t *testing.T) {
 	s.computeTable()
 
 	dying := s.openClient()
-	dying.ClaimLease = 6 * time.Second
+	dying.ClaimLease = time.Hour
 	died := s.requested("ga-1")
 	if pick, err := dying.NextBinding(s.ctx, s.request(died, "ga-1", awsPool)); err != nil || !pick.ClaimNew {
 		t.Fatalf("the first worker's pick: %+v, %v; want ClaimNew", pick, err)
 	}
 
-	impatient := s.openClient()
-	impatient.ClaimWait = 50 * time.Millisecond
-	_, err := impatient.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
-	if !errors.Is(err, provisioning.ErrClaimPending) || provisioning.LivePath(err) {
+	other := s.openClient()
+	next := s.requested("ga-1")
+	_, err := other.NextBinding(s.ctx, s.request(next, "ga-1", awsPool))
+	var pending *provisioning.ClaimPendingError
+	if !errors.As(err, &pending) || !errors.Is(err, provisioning.ErrClaimPending) || provisioning.LivePath(err) {
 		t.Fatalf("a worker asking while the claim is held: %v; want ErrClaimPending, a retry of KEB's step", err)
 	}
+	if pending.Holder != died || pending.RetryAfter <= 0 || pending.RetryAfter > provisioning.DefaultClaimRetry {
+		t.Fatalf("held by %q, retry after %s; want %q, a retry within (0, %s]", pending.Holder, pending.RetryAfter, died, provisioning.DefaultClaimRetry)
+	}
 
-	patient := s.openClient()
-	patient.ClaimWait = time.Minute
-	next := s.requested("ga-1")
-	pick, err := patient.NextBinding(s.ctx, s.request(next, "ga-1", awsPool))
-	if err != nil || !pick.ClaimNew || pick.Waited == 0 {
-		t.Fatalf("the next worker's pick after the claimant died: %+v, %v; want ClaimNew after waiting", pick, err)
+	s.expireLease("ga-1")
+	pick, err := other.NextBinding(s.ctx, s.request(next, "ga-1", awsPool))
+	if err != nil || !pick.ClaimNew {
+		t.Fatalf("the worker's retry after the claimant's lease expired: %+v, %v; want ClaimNew", pick, err)
 	}
 	if holder := s.leaseHolder("ga-1"); holder != next {
 		t.Fatalf("the lease is held by %q, want %q, which took it over", holder, next)
+	}
+}
+
+// A lease with less time left than ClaimRetry asks for a retry when it
+// expires, not later.
+func TestARetryIsAskedForNoLaterThanTheLeaseExpires(t *testing.T) {
+	l := landscape.New(11)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+
+	holder := s.openClient()
+	holder.ClaimLease = time.Hour
+	if pick, err := holder.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool)); err != nil || !pick.ClaimNew {
+		t.Fatalf("the first worker's pick: %+v, %v; want ClaimNew", pick, err)
+	}
+	patient := s.openClient()
+	patient.ClaimRetry = 2 * time.Hour
+	_, err := patient.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	var pending *provisioning.ClaimPendingError
+	if !errors.As(err, &pending) || pending.RetryAfter > time.Hour || pending.RetryAfter < 59*time.Minute {
+		t.Fatalf("a worker asking while a lease of an hour is held, retrying at most every 2 h: %v; want ErrClaimPending, a retry after about an hour", err)
 	}
 }
 
@@ -120,7 +147,6 @@ func TestAnAbandonedClaimIsTakenAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := s.openClient()
-	second.ClaimWait = time.Minute
 	next := s.requested("ga-1")
 	if pick, err := second.NextBinding(s.ctx, s.request(next, "ga-1", awsPool)); err != nil || !pick.ClaimNew {
 		t.Fatalf("the next worker's pick after the claim was abandoned: %+v, %v; want ClaimNew", pick, err)
@@ -159,7 +185,8 @@ func (s *scene) openClient() *provisioning.Client {
 type provisioned struct {
 	binding string
 	claimed bool
-	// waited for another worker's claim
+	// waited in KEB's queue for another worker's claim: the retry
+	// intervals ErrClaimPending asked for
 	waited time.Duration
 	// took the whole resolve step, when measured
 	took time.Duration
@@ -219,16 +246,21 @@ func (s *scene) atOnce(workers int, ga string, provision func(i int, id string) 
 
 // provisionOnTheTable is KEB's resolve step switched to the table, as the
 // adoption guide writes it: the pick; on ClaimNew KEB's claim under the
-// replica's mutex, then RecordClaim; on ErrClaimPending the step again, as
-// KEB retries it.
+// replica's mutex, then RecordClaim; on ErrClaimPending the step again
+// after the interval it names, as KEB's queue retries it, for as long as
+// KEB retries the step.
 func (s *scene) provisionOnTheTable(r *replica, id, ga string) provisioned {
 	req := s.request(id, ga, awsPool)
 	var waited time.Duration
 	for {
 		pick, err := r.client.NextBinding(s.ctx, req)
-		waited += pick.Waited
+		var pending *provisioning.ClaimPendingError
 		switch {
-		case errors.Is(err, provisioning.ErrClaimPending):
+		case errors.As(err, &pending) && waited+pending.RetryAfter <= kebrules.ResolveStepTimeout:
+			waited += pending.RetryAfter
+			if err := kebrules.Requeue(s.ctx, pending.RetryAfter); err != nil {
+				return provisioned{err: fmt.Errorf("%s: %w", id, err)}
+			}
 			continue
 		case err != nil:
 			return provisioned{err: fmt.Errorf("%s: %w", id, err)}
@@ -300,4 +332,15 @@ func (s *scene) leaseHolder(ga string) string {
 		s.t.Fatal(err)
 	}
 	return holder
+}
+
+// expireLease makes ga's claim lease in the aws pool expire now, as if its
+// time had run out: the database's clock decides expiry, so the test moves
+// the lease, not the clock.
+func (s *scene) expireLease(ga string) {
+	s.t.Helper()
+	if _, err := s.db.ExecContext(s.ctx, `UPDATE hap.claim_leases SET expires_at = now()
+		WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`, ga, awsPool.HyperscalerType, awsPool.EUAccess); err != nil {
+		s.t.Fatal(err)
+	}
 }

@@ -24,8 +24,9 @@ type waitFigure struct {
 	// Claims are the accounts claimed in all, Needed one per limit reached.
 	Claims int `json:"accountsClaimed"`
 	Needed int `json:"accountsNeeded"`
-	// Waited: the picks that waited for another worker's claim, and their
-	// wait and whole resolve step (pick, claim, record) in milliseconds.
+	// Waited: the picks that waited for another worker's claim in KEB's
+	// queue (the retry intervals ErrClaimPending asked for), and their wait
+	// and whole resolve step (every try, claim, record) in milliseconds.
 	Waited        int     `json:"picksThatWaited"`
 	WaitP50Millis float64 `json:"waitP50Millis"`
 	WaitP99Millis float64 `json:"waitP99Millis"`

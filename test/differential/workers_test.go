@@ -54,7 +54,7 @@ type worker struct {
 // creating clusters in parallel), each following the adoption guide: the
 // table's pick; on ClaimNew KEB's claim under its replica's mutex, then
 // RecordClaim (AbandonClaim when the pool is empty); on ErrClaimPending the
-// step again, as KEB retries it; on a hand-off KEB's live path. The burst
+// step again after the interval it names, as KEB's queue retries it; on a hand-off KEB's live path. The burst
 // is judged as a whole once every worker is done: the table's claims
 // against the accounts the burst needs, each binding against its limit and
 // its labels now. Beside it, the accounts KEB's live path claims when its
@@ -106,16 +106,24 @@ func (s *stream) workersAtOnce(ctx context.Context) error {
 	return nil
 }
 
-// resolveAsWorker is one worker's resolve step, retried as KEB retries it.
-// It touches nothing of the stream's but w: workers run at once.
+// resolveAsWorker is one worker's resolve step, retried as KEB retries it:
+// after the interval ErrClaimPending names, for as long as KEB retries the
+// step. It touches nothing of the stream's but w: workers run at once.
 func (s *stream) resolveAsWorker(ctx context.Context, r *replica, w *worker) {
 	req := s.requestFor(w.c)
-	for range stepRetries {
+	for {
 		w.pick, w.err = r.client.NextBinding(ctx, req)
-		w.waited += w.pick.Waited
+		var pending *provisioning.ClaimPendingError
 		switch {
-		case errors.Is(w.err, provisioning.ErrClaimPending):
+		case errors.As(w.err, &pending) && w.waited+pending.RetryAfter > kebrules.ResolveStepTimeout:
+			w.failed = "the claim stayed pending for the step's every retry"
+		case errors.As(w.err, &pending):
 			w.pendingRounds++
+			w.waited += pending.RetryAfter
+			if err := kebrules.Requeue(ctx, pending.RetryAfter); err != nil {
+				w.fault = err
+				return
+			}
 			continue
 		case unexpected(w.err):
 			w.fault = fmt.Errorf("worker pick for %s: %w", w.c.instanceID, w.err)
@@ -131,7 +139,6 @@ func (s *stream) resolveAsWorker(ctx context.Context, r *replica, w *worker) {
 		}
 		return
 	}
-	w.failed = "the claim stayed pending for the step's every retry"
 }
 
 // resolveLive is KEB's live path for a worker the table handed off: its
