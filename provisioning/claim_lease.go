@@ -31,11 +31,14 @@ const DefaultClaimLease = 30 * time.Second
 
 // DefaultClaimRetry is the longest interval NextBinding asks KEB to retry
 // its step after when another request holds the claim and the Client names
-// no ClaimRetry: KEB claims within a fraction of a second (a list and an
-// update in Gardener, then RecordClaim), so a retry a second later usually
-// finds the claim recorded, and the minute KEB's resolve step retries for
-// (resolveSubscriptionSecretTimeout) holds dozens of such retries.
-const DefaultClaimRetry = time.Second
+// no ClaimRetry. KEB's claim is a list and an update in Gardener, then
+// RecordClaim: usually done within a quarter of a second, so most retries
+// find it recorded and are placed; a GA whose burst needs several claims
+// one after another is placed within a second or two rather than within
+// KEB's 10 s retries (resolveSubscriptionSecretRetryInterval), which would
+// outlast the step's minute at seven claims. Each retry costs KEB's queue
+// one run of the step and the table two short statements.
+const DefaultClaimRetry = 250 * time.Millisecond
 
 func (c *Client) claimLease() time.Duration {
 	if c.ClaimLease <= 0 {
