@@ -46,7 +46,10 @@ type worker struct {
 	failed        string
 	pendingRounds int
 	waited        time.Duration
-	fault         error
+	// emptyPoolHandOff: the table's ClaimNew found no free account and
+	// KEB's live path decided instead.
+	emptyPoolHandOff bool
+	fault            error
 }
 
 // workersAtOnce is burstWorkers of KEB's workers, on two replicas,
@@ -171,11 +174,16 @@ func (s *stream) claimAsWorker(ctx context.Context, r *replica, w *worker, req *
 		}
 	}
 	switch {
+	case errors.Is(err, kebrules.ErrPoolEmpty) && req != nil:
+		// As the guide's step: the claim abandoned, KEB's live path
+		// decides; w keeps the table's answer for the judge.
+		if w.fault = r.client.AbandonClaim(ctx, *req); w.fault == nil {
+			w.emptyPoolHandOff = true
+			s.resolveLive(ctx, r, w)
+		}
+		return
 	case errors.Is(err, kebrules.ErrPoolEmpty):
 		w.failed = "no free binding to claim"
-		if req != nil {
-			w.fault = r.client.AbandonClaim(ctx, *req)
-		}
 		return
 	case err != nil:
 		w.fault = err
@@ -245,7 +253,7 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 		}
 		// An account claimed on the table's answer; a ClaimNew that found
 		// the pool empty claimed none (claimsFailedPoolEmpty counts it).
-		if w.fromTable && w.claimed {
+		if w.fromTable && w.claimed && !w.emptyPoolHandOff {
 			b.ClaimsOnTheTablesPath++
 			claims++
 			switch {
@@ -317,6 +325,9 @@ func (s *stream) judgeWorker(ctx context.Context, want kebrules.Verdict, w *work
 func (s *stream) actOn(ctx context.Context, w *worker) error {
 	if w.claimed && w.failed == "" {
 		s.note("claimed %s for %s (%s) in a burst, recorded %t", w.binding, w.c.ga, w.c.instanceID, w.fromTable)
+	}
+	if w.emptyPoolHandOff {
+		s.tally.EmptyPoolHandOffs++
 	}
 	switch {
 	case w.failed == "no free binding to claim":
