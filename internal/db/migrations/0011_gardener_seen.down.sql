@@ -1,0 +1,1 @@
+ALTER TABLE candidates_computed DROP COLUMN gardener_seen_at;
