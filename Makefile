@@ -91,6 +91,7 @@ PICK_COST_PICKS ?= 2000
 
 pick-cost: ## a pick's p50/p99 at XL (400,000 instance rows) by driver, KEB's index and recent instances of other GAs (about 10 minutes on 2 cores); figures in docs/benchmarks.md
 	bash hack/ensure-tools.sh
+	@mkdir -p bin
 	$(GO) test -count=1 -timeout 120m -run '^TestPickCostAtXL$$' -v ./test/provisioning/ \
 		-args -pick.cost -pick.cost.picks=$(PICK_COST_PICKS) -pick.cost.out=$(abspath bin/pick-cost.json)
 
@@ -98,8 +99,9 @@ pick-cost: ## a pick's p50/p99 at XL (400,000 instance rows) by driver, KEB's in
 # gardener-apiserver and PostgreSQL.
 CLAIM_WAIT_ROUNDS ?= 20
 
-claim-wait: ## the wait for another worker's claim: bursts of 8 and 20 of KEB's workers for one full GA, p50/p99 (a few minutes); figures in docs/benchmarks.md
+claim-wait: ## the retries for another worker's claim: bursts of 8 and 20 of KEB's workers for one full GA, p50/p99 (a few minutes); figures in docs/benchmarks.md
 	bash hack/ensure-tools.sh
+	@mkdir -p bin
 	$(GO) test -count=1 -timeout 60m -run '^TestClaimWaitCost$$' -v ./test/confirm/ \
 		-args -claim.wait -claim.wait.rounds=$(CLAIM_WAIT_ROUNDS) -claim.wait.out=$(abspath bin/claim-wait.json)
 

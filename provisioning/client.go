@@ -15,6 +15,15 @@ import (
 // to its live path.
 const DefaultTimeout = 2 * time.Second
 
+// DefaultSeenWithin is how recently the table must have seen Gardener for
+// NextBinding to trust it without asking Gardener, when the Client names no
+// SeenWithin. KEB's live path trusts its own list for longer: between the
+// resolve step's list and the shoot's creation KEB discovers the zones with
+// the account's credentials, creates the Runtime resource, and
+// infrastructure-manager creates the shoot, seconds to tens of seconds in
+// which a change of the binding goes unseen as well.
+const DefaultSeenWithin = 10 * time.Second
+
 // DefaultClaimBudget is how long a Client's RecordClaim may take in all,
 // retries included, when it names no ClaimBudget.
 const DefaultClaimBudget = 3 * time.Second
@@ -43,6 +52,11 @@ type Client struct {
 	// Timeout bounds each statement and each call to Gardener; 0 means
 	// DefaultTimeout.
 	Timeout time.Duration
+	// SeenWithin is how recently the table must have seen every change of
+	// Gardener's bindings (serve's watch proves it) for NextBinding to trust
+	// its tenant, pool and dirty state without asking Gardener; 0 means
+	// DefaultSeenWithin, a negative value has Gardener confirm every answer.
+	SeenWithin time.Duration
 	// ClaimBudget bounds RecordClaim, every attempt and pause included; 0
 	// means DefaultClaimBudget.
 	ClaimBudget time.Duration
@@ -64,6 +78,16 @@ func (c *Client) timeout() time.Duration {
 		return DefaultTimeout
 	}
 	return c.Timeout
+}
+
+// trusts says whether pick came from a table that had seen Gardener
+// recently enough to stand without Gardener's confirmation.
+func (c *Client) trusts(pick Pick) bool {
+	bound := c.SeenWithin
+	if bound == 0 {
+		bound = DefaultSeenWithin
+	}
+	return bound > 0 && pick.seenKnown && pick.seen <= bound
 }
 
 func (c *Client) request(req Request) Request {

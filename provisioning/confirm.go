@@ -36,7 +36,11 @@ type Binding struct {
 const confirmAttempts = 3
 
 // NextBinding is the table's pick for req, confirmed by Gardener, within
-// the client's timeout for each statement and each call to Gardener:
+// the client's timeout for each statement and each call to Gardener. When
+// the table had seen every change of Gardener's bindings within SeenWithin
+// (serve's watch proves it), the answer stands as the table gives it, with
+// no call to Gardener, as KEB's live path trusts a list it made moments
+// before; Pick.Confirmed says which it was. Confirmed by Gardener:
 //   - Pick.Binding: Gardener shows the binding as KEB's selector for req
 //     returns it now (TenantSelector), of the runtime's provider; provision
 //     on it. A binding Gardener rejects is withdrawn from the table (until
@@ -84,10 +88,17 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	// and the lease; under the lease none can be, so the table is asked
 	// once more before KEB claims.
 	pick, err = c.confirmedProposal(ctx, req)
-	if err != nil || !pick.ClaimNew {
+	switch {
+	case err != nil || !pick.ClaimNew:
 		return pick, errors.Join(err, c.AbandonClaim(ctx, req))
+	case c.trusts(pick):
+		return pick, nil
 	}
-	return pick, c.confirmClaim(ctx, req, pick.Held)
+	if err := c.confirmClaim(ctx, req, pick.Held); err != nil {
+		return pick, err
+	}
+	pick.Confirmed = true
+	return pick, nil
 }
 
 // confirmClaim has Gardener confirm the claim req's instance now holds the
@@ -110,19 +121,25 @@ func (c *Client) confirmedProposal(ctx context.Context, req Request) (Pick, erro
 	for attempt := 0; attempt < confirmAttempts; attempt++ {
 		pick, err := c.Propose(ctx, req)
 		switch {
+		case err == nil && pick.Binding != "" && c.trusts(pick):
+			return pick, nil
 		case err == nil && pick.Binding != "":
 			reason, err := c.confirmBinding(ctx, req, pick.Binding)
 			if err != nil || reason == "" {
+				pick.Confirmed = err == nil
 				return pick, err
 			}
 			rejected = append(rejected, fmt.Sprintf("%s (%s)", pick.Binding, reason))
 			if err := c.reject(ctx, req, pick.Binding, reason); err != nil {
 				return Pick{}, err
 			}
+		case isGuarded(err) && c.trusts(pick):
+			return pick, err
 		case isGuarded(err):
 			if cerr := c.confirmHeld(ctx, req, pick.Held, true); cerr != nil {
 				return Pick{TableAge: pick.TableAge}, cerr
 			}
+			pick.Confirmed = true
 			return pick, err
 		default:
 			return pick, err

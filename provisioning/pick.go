@@ -131,6 +131,14 @@ type Pick struct {
 	// TableAge is the age of the snapshot the table was computed from, by
 	// the database's clock, when the statement read it.
 	TableAge time.Duration
+	// Confirmed: Gardener was asked in this call and agreed (NextBinding);
+	// false when the table had seen Gardener within Client.SeenWithin and
+	// was trusted as it stands.
+	Confirmed bool
+	// seen is how long before the statement the table had seen every
+	// change of Gardener's bindings; seenKnown is false when it never has.
+	seen      time.Duration
+	seenKnown bool
 }
 
 // lostRaceAttempts bounds how often a pick asks again after losing a race
@@ -145,11 +153,12 @@ type proposal struct {
 	guarded        sql.NullBool
 	held           sql.NullString
 	age            sql.NullFloat64
+	seenAge        sql.NullFloat64
 	dedicatedPicks bool
 }
 
 func (p *proposal) columns() map[string]any {
-	cols := map[string]any{"binding": &p.binding, "void": &p.void, "picked": &p.picked, "age": &p.age}
+	cols := map[string]any{"binding": &p.binding, "void": &p.void, "picked": &p.picked, "age": &p.age, "seen_age": &p.seenAge}
 	if p.dedicatedPicks {
 		cols["guarded"] = &p.guarded
 		cols["held"] = &p.held
@@ -209,11 +218,12 @@ func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) 
 			err = scanNamed(rows, p.columns())
 		}
 		tableAge := time.Duration(p.age.Float64 * float64(time.Second))
+		seen := seenOf(p.seenAge)
 		switch {
 		case err != nil:
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		case p.binding.Valid:
-			return Pick{Binding: p.binding.String, TableAge: tableAge}, nil
+			return seen(Pick{Binding: p.binding.String, TableAge: tableAge}), nil
 		case p.void:
 			if err := releaseVoid(ctx, db, req); err != nil {
 				return Pick{}, err
@@ -228,14 +238,22 @@ func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) 
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.HyperscalerType, req.EUAccess, ErrSharedPoolEmpty)
 		case p.guarded.Bool:
-			return Pick{Held: names(p.held), TableAge: tableAge}, fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
+			return seen(Pick{Held: names(p.held), TableAge: tableAge}), fmt.Errorf("next binding for instance %q, global account %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.GlobalAccountID, req.HyperscalerType, req.EUAccess, ErrGuarded)
 		case !p.picked:
-			return Pick{ClaimNew: true, Held: names(p.held), TableAge: tableAge}, nil
+			return seen(Pick{ClaimNew: true, Held: names(p.held), TableAge: tableAge}), nil
 		}
 		// picked but not reserved: a concurrent call for the instance won.
 	}
 	return Pick{}, fmt.Errorf("next binding for instance %q: a concurrent call for the same instance kept winning", req.InstanceID)
+}
+
+// seenOf returns what fills a Pick with the statement's seen_age.
+func seenOf(age sql.NullFloat64) func(Pick) Pick {
+	return func(p Pick) Pick {
+		p.seen, p.seenKnown = time.Duration(age.Float64*float64(time.Second)), age.Valid
+		return p
+	}
 }
 
 // names splits the statement's comma-joined binding names (Gardener's

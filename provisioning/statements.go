@@ -12,6 +12,12 @@ import (
 // caller sends a handful of texts and a Client prepares each once per
 // connection.
 //
+// Both answer seen_age, how long ago the table had seen every change of
+// Gardener's bindings (candidates_computed.gardener_seen_at, which serve's
+// watch proves and writes; NULL when nobody has): the caller trusts the
+// table's tenant, pool and dirty state when it is recent, and has Gardener
+// confirm otherwise.
+//
 // The picks are two statements, one per kind of pool, so that nothing
 // branches on a parameter: each has one plan, which PostgreSQL can keep
 // generic. Both count each candidate binding's active instances in KEB's
@@ -49,7 +55,8 @@ import (
 // GA.
 const pickCommon = `
 WITH computed AS (
-    SELECT extract(epoch FROM now() - max(computed_at)) AS age
+    SELECT extract(epoch FROM now() - max(computed_at)) AS age,
+           extract(epoch FROM now() - max(gardener_seen_at)) AS seen_age
     FROM %[1]s.candidates_computed
 ),
 existing AS (
@@ -98,7 +105,8 @@ bumped AS (
 SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT binding_name FROM bumped)) AS binding,
        EXISTS (SELECT 1 FROM existing WHERE void) AS void,
        EXISTS (SELECT 1 FROM picked) AS picked,
-       (SELECT age FROM computed) AS age`
+       (SELECT age FROM computed) AS age,
+       (SELECT seen_age FROM computed) AS seen_age`
 
 // dedicatedPick is the pick for a GA's own bindings of a pool. Parameters:
 // $1 instance id, $2 hyperscaler type, $3 EU access, $4 GA, $5 the oldest

@@ -1,0 +1,85 @@
+package confirm
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/landscape"
+)
+
+// A table that had seen Gardener within the client's bound answers as it
+// stands, with no call to Gardener: the binding, ClaimNew and the guard
+// alike. One that had seen it longer ago, or never (a CronJob's table), has
+// Gardener confirm, and Gardener then rejects a binding labelled dirty since.
+func TestATableThatHasSeenGardenerRecentlyIsTrustedAndAnOlderOneConfirmed(t *testing.T) {
+	l := landscape.New(12)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-a", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-b", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-2"})
+	l.AddBinding(landscape.BindingSpec{Pool: awsPool})
+	s := newScene(t, l)
+	s.placed("ga-1", "aws-a")
+	for range kebLimit {
+		s.placed("ga-2", "aws-full")
+	}
+	s.computeTable()
+	asked := &countingGardener{Gardener: s.keb.Gardener()}
+	client := &provisioning.Client{DB: s.db, Gardener: asked, Timeout: 30 * time.Second, SeenWithin: 10 * time.Second}
+	t.Cleanup(func() { _ = client.Close() })
+
+	s.seenGardener("now()")
+	pick, err := client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || pick.Binding != "aws-a" || pick.Confirmed || asked.calls.Load() != 0 {
+		t.Fatalf("a pick from a table that saw Gardener just now: %+v, %v, %d calls to Gardener; want aws-a, unconfirmed, none", pick, err, asked.calls.Load())
+	}
+	claim := s.request(s.requested("ga-2"), "ga-2", awsPool)
+	pick, err = client.NextBinding(s.ctx, claim)
+	if err != nil || !pick.ClaimNew || pick.Confirmed || asked.calls.Load() != 0 {
+		t.Fatalf("ClaimNew from a table that saw Gardener just now: %+v, %v, %d calls to Gardener; want ClaimNew, unconfirmed, none", pick, err, asked.calls.Load())
+	}
+	if err := client.AbandonClaim(s.ctx, claim); err != nil {
+		t.Fatal(err)
+	}
+
+	// Since then aws-a was marked dirty; the table has not seen it.
+	s.label("aws-a", "dirty", "true")
+	s.seenGardener("now() - interval '11 seconds'")
+	pick, err = client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || pick.Binding != "aws-b" || !pick.Confirmed || s.withdrawn("aws-a") == "" {
+		t.Fatalf("a pick from a table that saw Gardener 11 s ago, bound 10 s: %+v, %v, aws-a withdrawn: %q; want aws-b confirmed by Gardener, which rejected the dirty aws-a", pick, err, s.withdrawn("aws-a"))
+	}
+	s.seenGardener("NULL")
+	before := asked.calls.Load()
+	pick, err = client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || pick.Binding != "aws-b" || !pick.Confirmed || asked.calls.Load() == before {
+		t.Fatalf("a pick from a table that never saw Gardener (a CronJob's): %+v, %v; want aws-b confirmed by Gardener", pick, err)
+	}
+}
+
+// seenGardener sets how far the candidate table has seen Gardener, as
+// serve's watch does once it has proved it, to the SQL expression at.
+func (s *scene) seenGardener(at string) {
+	s.t.Helper()
+	if _, err := s.db.ExecContext(s.ctx, `UPDATE hap.candidates_computed SET gardener_seen_at = `+at); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// countingGardener counts the calls the read path makes to Gardener.
+type countingGardener struct {
+	provisioning.Gardener
+	calls atomic.Int64
+}
+
+func (g *countingGardener) CredentialsBinding(ctx context.Context, name string) (provisioning.Binding, bool, error) {
+	g.calls.Add(1)
+	return g.Gardener.CredentialsBinding(ctx, name)
+}
+
+func (g *countingGardener) CredentialsBindings(ctx context.Context, selector string) ([]provisioning.Binding, error) {
+	g.calls.Add(1)
+	return g.Gardener.CredentialsBindings(ctx, selector)
+}
