@@ -40,8 +40,9 @@ const KEBIndexName = "instances_active_by_binding"
 //
 // It is one CREATE INDEX CONCURRENTLY and nothing else: KEB's inserts and
 // updates of instances go on while it builds, and golang-migrate's
-// postgres driver sends a file in one Exec, which PostgreSQL runs outside a
-// transaction only when it holds a single statement (a second statement
+// postgres driver, as KEB's schema-migrator configures it (no
+// MultiStatementEnabled), sends a file in one Exec, which PostgreSQL runs
+// outside a transaction only when it holds a single statement (a second statement
 // would put both in one transaction, where CONCURRENTLY is refused). A
 // build that fails or is cancelled leaves the index behind marked INVALID
 // (pg_index.indisvalid false), golang-migrate marks the version dirty, and
