@@ -71,6 +71,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	prepared map[string]*sql.Stmt
+	kebIndex kebIndexCheck
 }
 
 func (c *Client) timeout() time.Duration {

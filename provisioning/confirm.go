@@ -61,6 +61,10 @@ const confirmAttempts = 3
 //     the provisioning.
 //   - ErrClaimedSince: Gardener's bindings of the GA are not the table's:
 //     KEB takes its live path.
+//   - ErrNoKEBIndex: KEB's instances table lacks the valid index the pick
+//     counts through (KEBIndexMigrationUp), as the client last looked (at
+//     most KEBIndexRecheck ago); nothing is asked of the table or Gardener.
+//     KEB takes its live path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
 //     database or Gardener: KEB takes its live path (LivePath).
 //
@@ -71,6 +75,11 @@ const confirmAttempts = 3
 func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	if c.Gardener == nil {
 		return Pick{}, fmt.Errorf("next binding for instance %q: the client has no Gardener to confirm the table's proposals with", req.InstanceID)
+	}
+	if c.DB != nil {
+		if err := c.checkKEBIndex(ctx); err != nil {
+			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
+		}
 	}
 	req = c.request(req)
 	pick, err := c.confirmedProposal(ctx, req)

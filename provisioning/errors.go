@@ -14,6 +14,12 @@ var (
 	// never computed: the job has not run for a while.
 	ErrStale = errors.New("candidate table too old to answer from")
 
+	// ErrNoKEBIndex: KEB's instances table lacks the valid index the pick
+	// counts through (KEBIndexMigrationUp): missing, still being built, or
+	// left INVALID by a build that failed. Without it each pick would scan
+	// KEB's table.
+	ErrNoKEBIndex = errors.New("KEB's instances table has no valid index " + KEBIndexName + " (provisioning.KEBIndexMigrationUp)")
+
 	// ErrClaimedSince: Gardener lists bindings of the GA in the pool that
 	// the table does not (claimed on KEB's live path, by a replica not
 	// switched, or labelled by hand since the job's snapshot), or the table

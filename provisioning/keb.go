@@ -32,15 +32,31 @@ const KEBIndexName = "instances_active_by_binding"
 // active instances by binding, with both owner columns, so that counting a
 // binding's clusters reads that binding's entries and nothing else. The
 // pick counts every candidate binding exactly this way at the moment KEB
-// asks; without the index the same count scans KEB's table on every pick.
-// KEB's own live count (GetInstanceCountPerBinding) filters on the same
-// columns and is served by it too. hap-reconciler check says whether it
-// exists.
+// asks; without the index the same count would scan KEB's table on every
+// pick, so Client.NextBinding hands every request to KEB's live path
+// (ErrNoKEBIndex) until the index is there and valid. KEB's own live count
+// (GetInstanceCountPerBinding) filters on the same columns and is served by
+// it too. hap-reconciler check says whether it exists and is valid.
+//
+// It is one CREATE INDEX CONCURRENTLY and nothing else: KEB's inserts and
+// updates of instances go on while it builds, and golang-migrate's
+// postgres driver, as KEB's schema-migrator configures it (no
+// MultiStatementEnabled), sends a file in one Exec, which PostgreSQL runs
+// outside a transaction only when it holds a single statement (a second statement
+// would put both in one transaction, where CONCURRENTLY is refused). A
+// build that fails or is cancelled leaves the index behind marked INVALID
+// (pg_index.indisvalid false), golang-migrate marks the version dirty, and
+// IF NOT EXISTS would keep the invalid index on a rerun. KEB recovers by
+// dropping it (KEBIndexMigrationDown), forcing golang-migrate's version
+// back to the one before this migration, and running the migration again.
+// The read path and check treat an invalid index as missing.
 //
 //go:embed keb_migration/instances_active_by_binding.up.sql
 var KEBIndexMigrationUp string
 
-// KEBIndexMigrationDown reverts KEBIndexMigrationUp.
+// KEBIndexMigrationDown reverts KEBIndexMigrationUp, or drops the invalid
+// index a failed build left: one DROP INDEX CONCURRENTLY, which does not
+// block KEB's writes either.
 //
 //go:embed keb_migration/instances_active_by_binding.down.sql
 var KEBIndexMigrationDown string

@@ -44,8 +44,9 @@ helm test runs it.`,
 				zap.String("limitsAndGuard", res.LimitsAndGuard),
 				zap.Bool("kebIndexForTheReadPath", res.KEBIndex))
 			if !res.KEBIndex {
-				env.Log.Warn("KEB's instances table lacks the index the read path counts through: add provisioning.KEBIndexMigrationUp "+
-					"to KEB's migrations before KEB reads the candidate table, or every pick scans KEB's table (docs/keb-adoption.md)",
+				env.Log.Warn("KEB's instances table lacks the index the read path counts through, or holds it INVALID: add provisioning.KEBIndexMigrationUp "+
+					"to KEB's migrations before KEB reads the candidate table, or, after a build that failed, drop the invalid index and run the migration again; "+
+					"until then every pick goes to KEB's live path (docs/keb-adoption.md)",
 					zap.String("index", provisioning.KEBIndexName))
 			}
 			return nil

@@ -61,6 +61,14 @@ func TestAWrongNamespaceChangesNoTableOfTheJobsSchema(t *testing.T) {
 		!strings.Contains(logs, "lacks the index the read path counts through") {
 		t.Errorf("check without KEB's index: exit %d, want a pass with a warning naming the index\n%s", code, logs)
 	}
+	// The INVALID index a failed concurrent build leaves is missing too.
+	if err := bed.Postgres.LeaveKEBIndexInvalid(testContext(t), s.World.DatabaseName); err != nil {
+		t.Fatal(err)
+	}
+	if code, logs := s.withEnv(t, kebVariables, "check"); code != exitOK || !strings.Contains(logs, `"kebIndexForTheReadPath":false`) ||
+		!strings.Contains(logs, "or holds it INVALID") {
+		t.Errorf("check with KEB's index INVALID: exit %d, want a pass with a warning naming the invalid index\n%s", code, logs)
+	}
 }
 
 // check names the Gardener credentials before the policy: with both wrong,

@@ -24,9 +24,12 @@ type CheckResult struct {
 	Bindings   int
 	FirstShoot bool
 	// KEBIndex says whether KEB's instances table carries the index the
-	// read path counts through (provisioning.KEBIndexMigrationUp): KEB adds
-	// it before it reads the table, and a pick without it scans KEB's table.
-	// Not a failure of the job's install: KEB's read path needs it.
+	// read path counts through (provisioning.KEBIndexMigrationUp), valid:
+	// KEB adds it before it reads the table, and until it is there and
+	// valid the read path hands every request to KEB's live path
+	// (provisioning.ErrNoKEBIndex). An index left INVALID by a failed
+	// concurrent build counts as missing. Not a failure of the job's
+	// install: KEB's read path needs it.
 	KEBIndex bool
 	// PolicySource says where the multi-account policy comes from.
 	PolicySource string

@@ -120,9 +120,10 @@ func (s *Store) ReservationsOn(ctx context.Context, binding string) (int, error)
 }
 
 // HasKEBIndex says whether KEB's instances table carries the index the read
-// path counts through (provisioning.KEBIndexName), which KEB adds with its
-// own migrations before it reads the candidate table: without it every pick
-// scans KEB's table.
+// path counts through (provisioning.KEBIndexName), valid, which KEB adds
+// with its own migrations before it reads the candidate table: an index left
+// INVALID by a concurrent build that failed, or one still being built,
+// counts as missing, as the read path counts it (provisioning.ErrNoKEBIndex).
 func (s *Store) HasKEBIndex(ctx context.Context) (bool, error) {
 	var exists bool
 	err := s.db.WithContext(ctx).Raw(s.sql(kebIndexExists), params{"index": provisioning.KEBIndexName}).Scan(&exists).Error

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 func TestReadInstanceCounts(t *testing.T) {
@@ -81,4 +82,27 @@ func TestReadInstanceCountsOfAnEmptyTable(t *testing.T) {
 	if len(read.Counts) != 0 || len(read.Absorbed) != 0 || read.TakenAt.IsZero() {
 		t.Errorf("empty table read as %+v", read)
 	}
+}
+
+// HasKEBIndex counts only a valid index: a missing one and the INVALID one
+// a failed concurrent build leaves are both missing, as the read path
+// counts them.
+func TestHasKEBIndexWantsItValid(t *testing.T) {
+	s, name := migratedStore(t)
+	has := func(what string, want bool) {
+		t.Helper()
+		if got, err := s.HasKEBIndex(testContext(t)); err != nil || got != want {
+			t.Fatalf("%s: HasKEBIndex %t, %v; want %t", what, got, err, want)
+		}
+	}
+	has("the index built", true)
+	exec(t, name, provisioning.KEBIndexMigrationDown)
+	has("the index dropped", false)
+	if err := pg.LeaveKEBIndexInvalid(testContext(t), name); err != nil {
+		t.Fatal(err)
+	}
+	has("the index INVALID", false)
+	exec(t, name, provisioning.KEBIndexMigrationDown)
+	exec(t, name, provisioning.KEBIndexMigrationUp)
+	has("the index dropped and built again", true)
 }

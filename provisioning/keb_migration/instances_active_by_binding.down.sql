@@ -1,1 +1,1 @@
-DROP INDEX IF EXISTS instances_active_by_binding;
+DROP INDEX CONCURRENTLY IF EXISTS instances_active_by_binding;
