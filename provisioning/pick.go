@@ -248,6 +248,11 @@ func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) 
 	return Pick{}, fmt.Errorf("next binding for instance %q: a concurrent call for the same instance kept winning", req.InstanceID)
 }
 
+// SeenAgo is how long before the pick the table had last seen every change
+// of Gardener's bindings; false when it never had (a CronJob's table, or a
+// job too old to mark it).
+func (p Pick) SeenAgo() (time.Duration, bool) { return p.seen, p.seenKnown }
+
 // seenOf returns what fills a Pick with the statement's seen_age.
 func seenOf(age sql.NullFloat64) func(Pick) Pick {
 	return func(p Pick) Pick {

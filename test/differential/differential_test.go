@@ -153,6 +153,7 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	replicas = append(replicas, &replica{client: &provisioning.Client{DB: second, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener()}})
 	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
 		client: replicas[0].client, replicas: replicas, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
+	w.keb.Changed = w.changed
 	s := &stream{world: w, rng: rand.New(rand.NewPCG(seed, 0x5eed)), tally: newTally(seed)}
 	w.loseWithdrawal = func() bool {
 		lost := s.rng.IntN(4) == 0

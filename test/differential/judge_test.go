@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,6 +45,9 @@ const (
 	handOffClaimedSince = "hand-off: Gardener lists bindings of the GA the table does not"
 	handOffRejected     = "hand-off: Gardener rejected the table's proposals"
 	handOffSharedEmpty  = "hand-off: the table holds no binding of the shared pool"
+	// A trusted answer (no call to Gardener) that a change the table had
+	// not seen yet makes differ.
+	diffUnseenChange = "trusted table: a change in Gardener after the table last saw it"
 )
 
 var declaredDifferences = map[string]string{
@@ -62,6 +66,9 @@ var declaredDifferences = map[string]string{
 		"KEB's live path decides",
 	handOffSharedEmpty: "the table holds no binding of the shared pool (none at the snapshot, or added since): KEB's " +
 		"live path lists the pool now",
+	diffUnseenChange: "the table had seen Gardener within the client's SeenWithin and answered without asking it, and " +
+		"the binding (or one of the GA's) changed in Gardener after the table last saw it: the window KEB's live path " +
+		"has between its list and the shoot, bounded by SeenWithin",
 	diffUnknownBinding: "KEB's live path claimed a binding without RecordClaim since the snapshot (or reclaimed one the free " +
 		"step withdrew); the table offers it from the job's next run on (a minute after the withdrawal), until then " +
 		"another binding of the GA below the limit",
@@ -75,6 +82,8 @@ type pickCase struct {
 	got  provisioning.Pick
 	err  error
 	want kebrules.Verdict
+	// at is when the table's answer came back, for unseenBy.
+	at time.Time
 }
 
 func (pc pickCase) answer() string {
@@ -130,6 +139,8 @@ func (s *stream) judge(ctx context.Context, pc pickCase) (string, error) {
 		return handOff(pc.err), nil
 	case errors.Is(pc.err, provisioning.ErrGuarded) && pc.want.Guarded:
 		return outcomeAgree, nil
+	case (errors.Is(pc.err, provisioning.ErrGuarded) || pc.want.Guarded) && s.unseenBy(pc.got, pc.at, pc.want.Held...):
+		return diffUnseenChange, nil
 	case errors.Is(pc.err, provisioning.ErrGuarded):
 		return undeclared("guarded where KEB's guard does not hold"), nil
 	case pc.want.Guarded:
@@ -169,6 +180,9 @@ func (s *stream) judgeClaim(ctx context.Context, pc pickCase) (string, error) {
 	if err != nil || full {
 		return diffGardenerFull, err
 	}
+	if s.unseenBy(pc.got, pc.at, pc.want.Held...) {
+		return diffUnseenChange, nil
+	}
 	cause, err := s.claimCause(ctx, pc)
 	return outcomeNeedlessClaim + ": " + cause, err
 }
@@ -204,13 +218,16 @@ func (s *stream) judgeBinding(ctx context.Context, pc pickCase) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("get binding %s: %w", got, err)
 	}
-	if kebrules.TenantOf(b.GetLabels()) != gaOf(pc.c) {
+	_, dirty := b.GetLabels()[hap.LabelDirty]
+	foreign := kebrules.TenantOf(b.GetLabels()) != gaOf(pc.c)
+	switch {
+	case (foreign || dirty || !slices.Contains(pc.want.Held, got)) && s.unseenBy(pc.got, pc.at, got):
+		return diffUnseenChange, nil
+	case foreign:
 		return outcomeCrossTenant, nil
-	}
-	if _, dirty := b.GetLabels()[hap.LabelDirty]; dirty {
+	case dirty:
 		return outcomeDirtyUsed, nil
-	}
-	if !slices.Contains(pc.want.Held, got) {
+	case !slices.Contains(pc.want.Held, got):
 		return undeclared("a binding outside KEB's selector"), nil
 	}
 	if pc.want.Limit > 0 && pc.want.Counts[got] >= pc.want.Limit {

@@ -155,11 +155,12 @@ func (s *stream) oracle(ctx context.Context, c *cluster) (kebrules.Verdict, erro
 func (s *stream) tablePick(ctx context.Context, c *cluster) error {
 	req := s.requestFor(c)
 	got, err := s.client.NextBinding(ctx, req)
+	at := time.Now()
 	want, werr := s.oracle(ctx, c)
 	if werr != nil {
 		return werr
 	}
-	pc := pickCase{c: c, got: got, err: err, want: want}
+	pc := pickCase{c: c, got: got, err: err, want: want, at: at}
 	if err := s.record(ctx, pc); err != nil {
 		return err
 	}

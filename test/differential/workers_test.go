@@ -46,6 +46,8 @@ type worker struct {
 	failed        string
 	pendingRounds int
 	waited        time.Duration
+	// at is when the table's last answer came back.
+	at time.Time
 	// emptyPoolHandOff: the table's ClaimNew found no free account and
 	// KEB's live path decided instead.
 	emptyPoolHandOff bool
@@ -116,6 +118,7 @@ func (s *stream) resolveAsWorker(ctx context.Context, r *replica, w *worker) {
 	req := s.requestFor(w.c)
 	for {
 		w.pick, w.err = r.client.NextBinding(ctx, req)
+		w.at = time.Now()
 		var pending *provisioning.ClaimPendingError
 		switch {
 		case errors.As(w.err, &pending) && w.waited+pending.RetryAfter > kebrules.ResolveStepTimeout:
@@ -297,7 +300,7 @@ func accountsNeeded(v kebrules.Verdict, n int, counts map[string]int) int {
 func (s *stream) judgeWorker(ctx context.Context, want kebrules.Verdict, w *worker, placedBy map[string]int) (string, error) {
 	switch {
 	case !w.fromTable:
-		return s.judge(ctx, pickCase{c: w.c, got: w.pick, err: w.err, want: want})
+		return s.judge(ctx, pickCase{c: w.c, got: w.pick, err: w.err, want: want, at: w.at})
 	case w.pick.ClaimNew:
 		return outcomeAgree, nil // the burst's claims are counted together
 	}
@@ -305,10 +308,14 @@ func (s *stream) judgeWorker(ctx context.Context, want kebrules.Verdict, w *work
 	if err != nil {
 		return "", fmt.Errorf("get binding %s: %w", w.binding, err)
 	}
+	dirty := b.GetLabels()[hap.LabelDirty] != ""
+	foreign := kebrules.TenantOf(b.GetLabels()) != w.c.ga
 	switch {
-	case kebrules.TenantOf(b.GetLabels()) != w.c.ga:
+	case (foreign || dirty) && s.unseenBy(w.pick, w.at, w.binding):
+		return diffUnseenChange, nil
+	case foreign:
 		return outcomeCrossTenant, nil
-	case b.GetLabels()[hap.LabelDirty] != "":
+	case dirty:
 		return outcomeDirtyUsed, nil
 	case want.Limit > 0 && want.Counts[w.binding]+placedBy[w.binding] > want.Limit:
 		return outcomeOverFilled, nil

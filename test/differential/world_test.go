@@ -31,6 +31,8 @@ type cluster struct {
 // world is KEB acting on the test bed: its instances table, Gardener's
 // bindings and shoots, and the read path it calls.
 type world struct {
+	// changes records the stream's writes to Gardener (its KEB's Changed).
+	changes
 	sc     *testscene.Scene
 	db     *sql.DB
 	keb    *kebrules.KEB

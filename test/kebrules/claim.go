@@ -53,9 +53,13 @@ func (k *KEB) Claim(ctx context.Context, ga string, p hap.Pool) (string, error) 
 	return "", fmt.Errorf("claim for %s in %s: %d conflicts: %w", ga, p, ClaimAttempts, ErrClaimConflicts)
 }
 
-// Update writes labels guarded by the resourceVersion b was read at.
+// Update writes labels guarded by the resourceVersion b was read at, and
+// tells Changed of the binding once Gardener took them.
 func (k *KEB) Update(ctx context.Context, b unstructured.Unstructured, labels map[string]string) error {
 	b.SetLabels(labels)
 	_, err := k.Bindings.Update(ctx, &b, metav1.UpdateOptions{})
+	if err == nil && k.Changed != nil {
+		k.Changed(b.GetName())
+	}
 	return err
 }

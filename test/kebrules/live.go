@@ -18,6 +18,8 @@ type KEB struct {
 	Bindings, Shoots dynamic.ResourceInterface
 	DB               *sql.DB
 	Config           Config
+	// Changed, when set, hears of every binding Update wrote.
+	Changed func(binding string)
 }
 
 // List is KEB's List with a label selector; the API server returns the
