@@ -41,8 +41,10 @@ const claimRetryPause = 200 * time.Millisecond
 // must not be copied after first use.
 type Client struct {
 	DB Querier
-	// Gardener confirms the table's proposals (NextBinding); KEB's own
-	// client of its Gardener project namespace.
+	// Gardener confirms the table's answers when the table had not seen
+	// Gardener within SeenWithin (NextBinding): KEB's own client of its
+	// Gardener project namespace. nil: such answers are ErrUnconfirmed, and
+	// KEB takes its live path.
 	Gardener Gardener
 	// Schema holds the job's tables; "" means DefaultSchema.
 	Schema string
@@ -60,6 +62,13 @@ type Client struct {
 	// ClaimBudget bounds RecordClaim, every attempt and pause included; 0
 	// means DefaultClaimBudget.
 	ClaimBudget time.Duration
+	// HoldClaims makes NextBinding hold the claim of a GA and pool for the
+	// request that reaches ClaimNew first (a lease of ClaimLease), and answer
+	// every other request for them ErrClaimPending until it is recorded: one
+	// account claimed however many of KEB's workers ask. KEB then ends every
+	// ClaimNew with RecordClaim or AbandonClaim. Without it ClaimNew holds
+	// nothing, and each request that gets it claims as KEB's live path does.
+	HoldClaims bool
 	// ClaimLease is how long the request that reaches ClaimNew first holds
 	// the claim of its GA and pool before another may take it over; 0
 	// means DefaultClaimLease. KEB claims and calls RecordClaim within it.

@@ -47,11 +47,11 @@ const confirmAttempts = 3
 //     a snapshot taken after shows it fit again) and the table proposes the
 //     next one, up to confirmAttempts; then ErrRejected.
 //   - Pick.ClaimNew: Gardener lists no binding of the GA the table does not
-//     hold (Pick.Held), all at their limit by KEB's count now, and req's
-//     instance holds the claim of the GA and pool (a lease of ClaimLease);
-//     KEB claims one, then calls RecordClaim (or AbandonClaim when it could
-//     not claim).
-//   - ErrClaimPending (a *ClaimPendingError): another request holds the
+//     hold (Pick.Held), all at their limit by KEB's count now; KEB claims
+//     one. With HoldClaims, req's instance holds the claim of the GA and
+//     pool (a lease of ClaimLease), and KEB then calls RecordClaim (or
+//     AbandonClaim when it could not claim).
+//   - ErrClaimPending (a *ClaimPendingError), with HoldClaims: another request holds the
 //     claim of the GA and pool; KEB retries the step after its RetryAfter
 //     (at most ClaimRetry, at most until the lease expires), and the retry
 //     is placed on the claimed binding once it is recorded, or takes the
@@ -73,9 +73,6 @@ const confirmAttempts = 3
 // and has no binding yet, so picking before the row exists would let the
 // binding fill past its limit.
 func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
-	if c.Gardener == nil {
-		return Pick{}, fmt.Errorf("next binding for instance %q: the client has no Gardener to confirm the table's proposals with", req.InstanceID)
-	}
 	if c.DB != nil {
 		if err := c.checkKEBIndex(ctx); err != nil {
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
@@ -83,8 +80,17 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	}
 	req = c.request(req)
 	pick, err := c.confirmedProposal(ctx, req)
-	if err != nil || !pick.ClaimNew {
+	switch {
+	case err != nil || !pick.ClaimNew:
 		return pick, err
+	case !c.HoldClaims && c.trusts(pick):
+		return pick, nil
+	case !c.HoldClaims:
+		if err := c.confirmHeld(ctx, req, pick.Held, false); err != nil {
+			return Pick{TableAge: pick.TableAge}, err
+		}
+		pick.Confirmed = true
+		return pick, nil
 	}
 	l, err := c.takeLease(ctx, req)
 	if err != nil {
@@ -134,9 +140,12 @@ func (c *Client) confirmedProposal(ctx context.Context, req Request) (Pick, erro
 			return pick, nil
 		case err == nil && pick.Binding != "":
 			reason, err := c.confirmBinding(ctx, req, pick.Binding)
-			if err != nil || reason == "" {
-				pick.Confirmed = err == nil
-				return pick, err
+			switch {
+			case err != nil:
+				return Pick{TableAge: pick.TableAge}, err
+			case reason == "":
+				pick.Confirmed = true
+				return pick, nil
 			}
 			rejected = append(rejected, fmt.Sprintf("%s (%s)", pick.Binding, reason))
 			if err := c.reject(ctx, req, pick.Binding, reason); err != nil {
@@ -162,6 +171,9 @@ func (c *Client) confirmedProposal(ctx context.Context, req Request) (Pick, erro
 func (c *Client) confirmBinding(ctx context.Context, req Request, name string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
+	if c.Gardener == nil {
+		return "", unconfirmed(req)
+	}
 	b, found, err := c.Gardener.CredentialsBinding(ctx, name)
 	switch {
 	case err != nil:
@@ -182,6 +194,9 @@ func (c *Client) confirmBinding(ctx context.Context, req Request, name string) (
 func (c *Client) confirmHeld(ctx context.Context, req Request, held []string, guard bool) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
+	if c.Gardener == nil {
+		return unconfirmed(req)
+	}
 	listed, err := c.Gardener.CredentialsBindings(ctx, req.TenantSelector())
 	if err != nil {
 		return fmt.Errorf("next binding for instance %q: list the global account's bindings in Gardener: %w", req.InstanceID, err)
@@ -196,6 +211,12 @@ func (c *Client) confirmHeld(ctx context.Context, req Request, held []string, gu
 	}
 	return fmt.Errorf("next binding for instance %q, global account %q: Gardener lists %v with %q, the table %v: %w",
 		req.InstanceID, req.GlobalAccountID, inGardener, req.TenantSelector(), held, ErrClaimedSince)
+}
+
+// unconfirmed is the answer of a client without Gardener to a table that
+// had not seen Gardener recently enough to be trusted.
+func unconfirmed(req Request) error {
+	return fmt.Errorf("next binding for instance %q: %w", req.InstanceID, ErrUnconfirmed)
 }
 
 // unknownTo names the first of listed that held lacks, "" when none.

@@ -20,6 +20,11 @@ var (
 	// KEB's table.
 	ErrNoKEBIndex = errors.New("KEB's instances table has no valid index " + KEBIndexName + " (provisioning.KEBIndexMigrationUp)")
 
+	// ErrUnconfirmed: the table had not seen Gardener within
+	// Client.SeenWithin (or never: a CronJob's table), and the Client has
+	// no Gardener to confirm its answer with. KEB takes its live path.
+	ErrUnconfirmed = errors.New("the candidate table had not seen Gardener recently and there is no Gardener to confirm with")
+
 	// ErrClaimedSince: Gardener lists bindings of the GA in the pool that
 	// the table does not (claimed on KEB's live path, by a replica not
 	// switched, or labelled by hand since the job's snapshot), or the table

@@ -176,7 +176,7 @@ func (s *scene) openClient() *provisioning.Client {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	c := &provisioning.Client{DB: db, Gardener: s.keb.Gardener(), Timeout: 30 * time.Second}
+	c := &provisioning.Client{DB: db, Gardener: s.keb.Gardener(), Timeout: 30 * time.Second, HoldClaims: true}
 	s.t.Cleanup(func() { _ = c.Close(); _ = db.Close() })
 	return c
 }
@@ -342,5 +342,30 @@ func (s *scene) expireLease(ga string) {
 	if _, err := s.db.ExecContext(s.ctx, `UPDATE hap.claim_leases SET expires_at = now()
 		WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`, ga, awsPool.HyperscalerType, awsPool.EUAccess); err != nil {
 		s.t.Fatal(err)
+	}
+}
+
+// Without HoldClaims (the adoption guide's first tier) ClaimNew holds
+// nothing: a second request for the same full GA gets ClaimNew too, as
+// KEB's live path would tell it to claim, and no lease is left behind.
+func TestWithoutHoldClaimsClaimNewHoldsNoLease(t *testing.T) {
+	l := landscape.New(13)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Pool: awsPool})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	tier1 := &provisioning.Client{DB: s.db, Gardener: s.keb.Gardener(), Timeout: 30 * time.Second}
+	t.Cleanup(func() { _ = tier1.Close() })
+	for range 2 {
+		pick, err := tier1.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+		if err != nil || !pick.ClaimNew || !pick.Confirmed {
+			t.Fatalf("a request for a full GA without HoldClaims: %+v, %v; want ClaimNew, confirmed by Gardener", pick, err)
+		}
+	}
+	if holder := s.leaseHolder("ga-1"); holder != "" {
+		t.Fatalf("the lease is held by %q without HoldClaims, want none", holder)
 	}
 }

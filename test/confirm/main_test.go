@@ -74,7 +74,7 @@ func newScene(t *testing.T, l *landscape.Landscape) *scene {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	keb := &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: kebConfig}
-	client := &provisioning.Client{DB: db, Gardener: keb.Gardener(), Timeout: 30 * time.Second}
+	client := &provisioning.Client{DB: db, Gardener: keb.Gardener(), Timeout: 30 * time.Second, HoldClaims: true}
 	t.Cleanup(func() { _ = client.Close() })
 	return &scene{t: t, ctx: ctx, sc: sc, env: env, db: db, keb: keb, client: client}
 }

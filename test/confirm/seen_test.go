@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,4 +83,27 @@ func (g *countingGardener) CredentialsBinding(ctx context.Context, name string) 
 func (g *countingGardener) CredentialsBindings(ctx context.Context, selector string) ([]provisioning.Binding, error) {
 	g.calls.Add(1)
 	return g.Gardener.CredentialsBindings(ctx, selector)
+}
+
+// The adoption guide's first tier gives the client no Gardener: a table
+// that had seen Gardener moments ago answers, any other answer is
+// ErrUnconfirmed and KEB takes its live path.
+func TestAClientWithoutGardenerAnswersOnlyFromATableThatHasSeenGardenerRecently(t *testing.T) {
+	l := landscape.New(14)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-a", Pool: awsPool, GlobalAccountID: "ga-1"})
+	s := newScene(t, l)
+	s.computeTable()
+	tier1 := &provisioning.Client{DB: s.db, Timeout: 30 * time.Second}
+	t.Cleanup(func() { _ = tier1.Close() })
+
+	s.seenGardener("now() - interval '1 minute'")
+	pick, err := tier1.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if !errors.Is(err, provisioning.ErrUnconfirmed) || !provisioning.LivePath(err) || pick.Binding != "" {
+		t.Fatalf("a pick without Gardener from a table that saw Gardener a minute ago: %+v, %v; want ErrUnconfirmed, KEB's live path", pick, err)
+	}
+	s.seenGardener("now()")
+	pick, err = tier1.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || pick.Binding != "aws-a" || pick.Confirmed {
+		t.Fatalf("a pick without Gardener from a table that saw Gardener just now: %+v, %v; want aws-a from the table", pick, err)
+	}
 }

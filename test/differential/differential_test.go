@@ -143,14 +143,14 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 		t.Fatal(err)
 	}
 	// KEB's two replicas, each with its own pool of connections.
-	replicas := []*replica{{client: &provisioning.Client{DB: db, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener()}}}
+	replicas := []*replica{{client: &provisioning.Client{DB: db, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener(), HoldClaims: true}}}
 	second, err := sql.Open("postgres", sc.World.DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	second.SetMaxOpenConns(20)
 	t.Cleanup(func() { _ = second.Close() })
-	replicas = append(replicas, &replica{client: &provisioning.Client{DB: second, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener()}})
+	replicas = append(replicas, &replica{client: &provisioning.Client{DB: second, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener(), HoldClaims: true}})
 	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
 		client: replicas[0].client, replicas: replicas, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
 	w.keb.Changed = w.changed

@@ -204,7 +204,7 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 	}
 	// ga-c's one binding is full: the pick takes the claim's lease, a retry
 	// of the step renews it, and KEB abandons it when it cannot claim.
-	client := &provisioning.Client{DB: keb, Gardener: listsOnly{"b-9"}}
+	client := &provisioning.Client{DB: keb, Gardener: listsOnly{"b-9"}, HoldClaims: true}
 	claim := provisioning.Request{InstanceID: "i-3", GlobalAccountID: "ga-c", HyperscalerType: "aws"}
 	for range 2 {
 		if pick, err := client.NextBinding(testContext(t), claim); err != nil || !pick.ClaimNew {
