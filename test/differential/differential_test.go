@@ -273,14 +273,9 @@ type tally struct {
 	WithdrawalsLost int            `json:"withdrawalsLost"`
 	OperatorLabels  int            `json:"bindingsRetiredByOperators"`
 	SharedAdded     int            `json:"sharedBindingsAdded"`
-	// ClaimsFailed are KEB's live path's claims that found the pool empty:
-	// provisionings KEB fails as well.
-	ClaimsFailed int `json:"claimsFailedPoolEmpty"`
-	// EmptyPoolHandOffs are the table's ClaimNew answers whose claim found
-	// the pool empty, handed to KEB's live path as the guide's step does.
-	EmptyPoolHandOffs int            `json:"claimNewHandedToKEBsLivePathPoolEmpty"`
-	JobRuns           map[string]int `json:"jobRuns"`
-	Steps             int            `json:"steps"`
+	ClaimsFailed    int            `json:"claimsFailedPoolEmpty"`
+	JobRuns         map[string]int `json:"jobRuns"`
+	Steps           int            `json:"steps"`
 	// SecondsByAction is where the run's time went, for sizing runs.
 	SecondsByAction map[string]float64 `json:"secondsByAction"`
 	SecondsByPhase  map[string]float64 `json:"secondsByPhase"`

@@ -216,22 +216,13 @@ func (s *stream) live(ctx context.Context, c *cluster, want kebrules.Verdict) er
 // table when req is given, and places the cluster there.
 func (s *stream) claimAndPlace(ctx context.Context, c *cluster, req *provisioning.Request) error {
 	name, err := s.claim(ctx, c.ga, c.pool)
-	switch {
-	case errors.Is(err, kebrules.ErrPoolEmpty) && req != nil:
-		// The table's ClaimNew found no free account: the guide's step
-		// abandons the claim and takes KEB's live path, which counts
-		// KEB's instances alone and may still place.
-		if err := s.client.AbandonClaim(ctx, *req); err != nil {
-			return err
-		}
-		s.tally.EmptyPoolHandOffs++
-		want, err := s.oracle(ctx, c)
-		if err != nil {
-			return err
-		}
-		return s.live(ctx, c, want)
-	case errors.Is(err, kebrules.ErrPoolEmpty):
+	if errors.Is(err, kebrules.ErrPoolEmpty) {
 		s.tally.ClaimsFailed++
+		if req != nil {
+			if err := s.client.AbandonClaim(ctx, *req); err != nil {
+				return err
+			}
+		}
 		return s.fail(ctx, c, "no free binding to claim")
 	}
 	if err != nil {

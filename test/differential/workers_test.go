@@ -47,11 +47,8 @@ type worker struct {
 	pendingRounds int
 	waited        time.Duration
 	// at is when the table's last answer came back.
-	at time.Time
-	// emptyPoolHandOff: the table's ClaimNew found no free account and
-	// KEB's live path decided instead.
-	emptyPoolHandOff bool
-	fault            error
+	at    time.Time
+	fault error
 }
 
 // workersAtOnce is burstWorkers of KEB's workers, on two replicas,
@@ -177,16 +174,11 @@ func (s *stream) claimAsWorker(ctx context.Context, r *replica, w *worker, req *
 		}
 	}
 	switch {
-	case errors.Is(err, kebrules.ErrPoolEmpty) && req != nil:
-		// As the guide's step: the claim abandoned, KEB's live path
-		// decides; w keeps the table's answer for the judge.
-		if w.fault = r.client.AbandonClaim(ctx, *req); w.fault == nil {
-			w.emptyPoolHandOff = true
-			s.resolveLive(ctx, r, w)
-		}
-		return
 	case errors.Is(err, kebrules.ErrPoolEmpty):
 		w.failed = "no free binding to claim"
+		if req != nil {
+			w.fault = r.client.AbandonClaim(ctx, *req)
+		}
 		return
 	case err != nil:
 		w.fault = err
@@ -256,7 +248,7 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 		}
 		// An account claimed on the table's answer; a ClaimNew that found
 		// the pool empty claimed none (claimsFailedPoolEmpty counts it).
-		if w.fromTable && w.claimed && !w.emptyPoolHandOff {
+		if w.fromTable && w.claimed {
 			b.ClaimsOnTheTablesPath++
 			claims++
 			switch {
@@ -332,9 +324,6 @@ func (s *stream) judgeWorker(ctx context.Context, want kebrules.Verdict, w *work
 func (s *stream) actOn(ctx context.Context, w *worker) error {
 	if w.claimed && w.failed == "" {
 		s.note("claimed %s for %s (%s) in a burst, recorded %t", w.binding, w.c.ga, w.c.instanceID, w.fromTable)
-	}
-	if w.emptyPoolHandOff {
-		s.tally.EmptyPoolHandOffs++
 	}
 	switch {
 	case w.failed == "no free binding to claim":
