@@ -43,7 +43,7 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 	case c.Limit != nil && *c.Limit < 1:
 		return refused(fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit))
 	}
-	query, err := RecordClaimSQL(c.Schema)
+	query, err := recordClaimSQL(c.Schema)
 	if err != nil {
 		return refusedf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
 	}
@@ -68,8 +68,8 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 	return fmt.Errorf("record claim of binding %q for instance %q: a concurrent call for the same instance kept winning", c.BindingName, c.InstanceID)
 }
 
-// RecordClaimSQL returns the statement RecordClaim runs, for schema.
-func RecordClaimSQL(schema string) (string, error) {
+// recordClaimSQL returns the statement RecordClaim runs, for schema.
+func recordClaimSQL(schema string) (string, error) {
 	if err := CheckSchema(schema); err != nil {
 		return "", err
 	}

@@ -43,7 +43,7 @@ func TestTheStatementsNameTheSchema(t *testing.T) {
 	for name, build := range map[string]func(string) (string, error){
 		"NextBindingSQL dedicated": func(s string) (string, error) { d, _, err := NextBindingSQL(s); return d, err },
 		"NextBindingSQL shared":    func(s string) (string, error) { _, sh, err := NextBindingSQL(s); return sh, err },
-		"RecordClaimSQL":           RecordClaimSQL, "WithdrawBindingSQL": WithdrawBindingSQL,
+		"recordClaimSQL":           recordClaimSQL, "withdrawSQL": withdrawSQL,
 	} {
 		sql, err := build("keb_hap")
 		if err != nil || !strings.Contains(sql, "keb_hap.") || strings.Contains(sql, " hap.") {

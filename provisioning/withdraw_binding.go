@@ -61,6 +61,3 @@ func withdraw(ctx context.Context, db Querier, schema, binding, reason string) e
 	}
 	return nil
 }
-
-// WithdrawBindingSQL returns the statement WithdrawBinding runs, for schema.
-func WithdrawBindingSQL(schema string) (string, error) { return withdrawSQL(schema) }
