@@ -66,6 +66,31 @@ type lease struct {
 	left   time.Duration // until it expires, by the database's clock
 }
 
+// holdClaim takes the claim of req's GA and pool for req's instance, whose
+// pick said ClaimNew, and answers ClaimNew under it, or ErrClaimPending
+// when another request holds it. Under the lease no other claim can be
+// recorded, so the table is asked once more first: one recorded between
+// the first proposal and the lease places the request on it instead. A
+// claim Gardener does not confirm ends the lease at once, so that the next
+// request for the GA and pool claims without retrying until it expires.
+func (c *Client) holdClaim(ctx context.Context, req Request) (Pick, error) {
+	l, err := c.takeLease(ctx, req)
+	if err != nil {
+		return Pick{}, err
+	}
+	if l.holder != req.InstanceID {
+		return Pick{}, &ClaimPendingError{Request: req, Holder: l.holder, RetryAfter: c.retryAfter(l)}
+	}
+	pick, err := c.confirmedProposal(ctx, req)
+	if err == nil && pick.ClaimNew {
+		pick, err = c.confirmedClaimNew(ctx, req, pick)
+	}
+	if err != nil || !pick.ClaimNew {
+		err = errors.Join(err, c.AbandonClaim(ctx, req))
+	}
+	return pick, err
+}
+
 // takeLease takes the claim lease of req's GA and pool for req's instance,
 // or renews it when the instance already holds it (KEB retrying its step).
 // It answers the lease as it stands after the statement: req's instance

@@ -2,7 +2,6 @@ package provisioning
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,50 +82,24 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	switch {
 	case err != nil || !pick.ClaimNew:
 		return pick, err
-	case !c.HoldClaims && c.trusts(pick):
-		return pick, nil
-	case !c.HoldClaims:
-		if err := c.confirmHeld(ctx, req, pick.Held, false); err != nil {
-			return Pick{TableAge: pick.TableAge}, err
-		}
-		pick.Confirmed = true
+	case c.HoldClaims:
+		return c.holdClaim(ctx, req)
+	}
+	return c.confirmedClaimNew(ctx, req, pick)
+}
+
+// confirmedClaimNew is the table's ClaimNew as it stands when the table had
+// seen Gardener recently, else once Gardener's list of the GA's bindings
+// confirms it.
+func (c *Client) confirmedClaimNew(ctx context.Context, req Request, pick Pick) (Pick, error) {
+	if c.trusts(pick) {
 		return pick, nil
 	}
-	l, err := c.takeLease(ctx, req)
-	if err != nil {
+	if err := c.confirmHeld(ctx, req, pick.Held, false); err != nil {
 		return Pick{TableAge: pick.TableAge}, err
-	}
-	if l.holder != req.InstanceID {
-		return Pick{TableAge: pick.TableAge}, &ClaimPendingError{Request: req, Holder: l.holder, RetryAfter: c.retryAfter(l)}
-	}
-	// Another request's claim may have been recorded between the proposal
-	// and the lease; under the lease none can be, so the table is asked
-	// once more before KEB claims.
-	pick, err = c.confirmedProposal(ctx, req)
-	switch {
-	case err != nil || !pick.ClaimNew:
-		return pick, errors.Join(err, c.AbandonClaim(ctx, req))
-	case c.trusts(pick):
-		return pick, nil
-	}
-	if err := c.confirmClaim(ctx, req, pick.Held); err != nil {
-		return pick, err
 	}
 	pick.Confirmed = true
 	return pick, nil
-}
-
-// confirmClaim has Gardener confirm the claim req's instance now holds the
-// lease of; unconfirmed, the lease ends at once, so that the next request
-// for the GA and pool claims without retrying until the lease expires.
-func (c *Client) confirmClaim(ctx context.Context, req Request, held []string) error {
-	err := c.confirmHeld(ctx, req, held, false)
-	if err != nil {
-		if aerr := c.AbandonClaim(ctx, req); aerr != nil {
-			return errors.Join(err, aerr)
-		}
-	}
-	return err
 }
 
 // confirmedProposal is the table's proposal for req, confirmed by
