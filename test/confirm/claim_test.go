@@ -64,14 +64,7 @@ func TestOneClaimPerLimitReachedHoweverManyWorkersAsk(t *testing.T) {
 // to KEB's live path, which would claim a second account; once the lease
 // has expired, the next retry takes the claim over.
 func TestALeaseOfAClaimantThatDiedIsTakenOver(t *testing.T) {
-	l := landscape.New(8)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	l.AddBinding(landscape.BindingSpec{Pool: awsPool})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
+	s := aFullGA(t, 8, 1)
 
 	dying := s.openClient()
 	dying.ClaimLease = time.Hour
@@ -104,13 +97,7 @@ func TestALeaseOfAClaimantThatDiedIsTakenOver(t *testing.T) {
 // A lease with less time left than ClaimRetry asks for a retry when it
 // expires, not later.
 func TestARetryIsAskedForNoLaterThanTheLeaseExpires(t *testing.T) {
-	l := landscape.New(11)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
+	s := aFullGA(t, 11, 0)
 
 	holder := s.openClient()
 	holder.ClaimLease = time.Hour
@@ -129,13 +116,7 @@ func TestARetryIsAskedForNoLaterThanTheLeaseExpires(t *testing.T) {
 // A claimant that could not claim abandons its lease: the next worker
 // claims at once instead of waiting for a lease of an hour.
 func TestAnAbandonedClaimIsTakenAtOnce(t *testing.T) {
-	l := landscape.New(9)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
+	s := aFullGA(t, 9, 0)
 
 	first := s.openClient()
 	first.ClaimLease = time.Hour
@@ -154,6 +135,23 @@ func TestAnAbandonedClaimIsTakenAtOnce(t *testing.T) {
 	if holder := s.leaseHolder("ga-1"); holder != next {
 		t.Fatalf("the lease is held by %q, want %q", holder, next)
 	}
+}
+
+// aFullGA is a scene whose ga-1 holds one binding of the aws pool,
+// aws-full, at KEB's limit, beside free bindings of the pool to claim; the
+// table is computed.
+func aFullGA(t *testing.T, seed uint64, free int) *scene {
+	l := landscape.New(seed)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	for range free {
+		l.AddBinding(landscape.BindingSpec{Pool: awsPool})
+	}
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	return s
 }
 
 // kebLimit is KEB's limit for the GAs of these tests (kebConfig).
@@ -349,14 +347,7 @@ func (s *scene) expireLease(ga string) {
 // nothing: a second request for the same full GA gets ClaimNew too, as
 // KEB's live path would tell it to claim, and no lease is left behind.
 func TestWithoutHoldClaimsClaimNewHoldsNoLease(t *testing.T) {
-	l := landscape.New(13)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	l.AddBinding(landscape.BindingSpec{Pool: awsPool})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
+	s := aFullGA(t, 13, 1)
 	tier1 := &provisioning.Client{DB: s.db, Gardener: s.keb.Gardener(), Timeout: 30 * time.Second}
 	t.Cleanup(func() { _ = tier1.Close() })
 	for range 2 {

@@ -60,12 +60,7 @@ func TestPickCostAtXL(t *testing.T) {
 	for k := range costBindings {
 		rows = append(rows, candidate(fmt.Sprintf("ga-%d", k%costGAs), fmt.Sprintf("b-%d", k), 10, 1+k/costGAs, limit(100)))
 	}
-	b.exec(t, fmt.Sprintf(`INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
-		provisioning_parameters, created_at, updated_at, deleted_at)
-		SELECT 'old-' || g, 'r-' || g, 'ga-' || ((g %% %[2]d) %% %[3]d), 'b-' || (g %% %[2]d), '{}',
-		       now() - make_interval(days => 1 + g %% 700), now() - make_interval(days => g %% 700),
-		       CASE WHEN g %% 4 = 0 THEN now() - make_interval(days => g %% 500) ELSE '0001-01-01 00:00:00+00' END
-		FROM generate_series(1, %[1]d) g`, costRows, costBindings, costGAs))
+	seedXLInstances(t, b)
 	if err := b.store.ReplaceCandidates(ctx, rows, nil, time.Now(), 24*time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -138,4 +133,17 @@ func TestPickCostAtXL(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// seedXLInstances fills KEB's instances with XL's rows (costRows over
+// costBindings bindings of costGAs GAs, a quarter of them deleted, spread
+// over two years), as KEB's table looks after years of provisioning.
+func seedXLInstances(t *testing.T, b *bed) {
+	t.Helper()
+	b.exec(t, fmt.Sprintf(`INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
+		provisioning_parameters, created_at, updated_at, deleted_at)
+		SELECT 'old-' || g, 'r-' || g, 'ga-' || ((g %% %[2]d) %% %[3]d), 'b-' || (g %% %[2]d), '{}',
+		       now() - make_interval(days => 1 + g %% 700), now() - make_interval(days => g %% 700),
+		       CASE WHEN g %% 4 = 0 THEN now() - make_interval(days => g %% 500) ELSE '0001-01-01 00:00:00+00' END
+		FROM generate_series(1, %[1]d) g`, costRows, costBindings, costGAs))
 }

@@ -74,12 +74,7 @@ func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 	b := newBed(t)
 	ctx := testbed.Context(t, 10*time.Minute)
 	b.exec(t, provisioning.KEBIndexMigrationDown)
-	b.exec(t, fmt.Sprintf(`INSERT INTO instances (instance_id, runtime_id, global_account_id, subscription_secret_name,
-		provisioning_parameters, created_at, updated_at, deleted_at)
-		SELECT 'old-' || g, 'r-' || g, 'ga-' || ((g %% %[2]d) %% %[3]d), 'b-' || (g %% %[2]d), '{}',
-		       now() - make_interval(days => 1 + g %% 700), now() - make_interval(days => g %% 700),
-		       CASE WHEN g %% 4 = 0 THEN now() - make_interval(days => g %% 500) ELSE '0001-01-01 00:00:00+00' END
-		FROM generate_series(1, %[1]d) g`, costRows, costBindings, costGAs))
+	seedXLInstances(t, b)
 	b.exec(t, `VACUUM ANALYZE instances`)
 	m := kebMigration(t, b.url)
 
