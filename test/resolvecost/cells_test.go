@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/provisioning"
@@ -28,13 +27,17 @@ var pathNames = [paths]string{"live", "table", "statement"}
 
 // sample is one timed pick.
 type sample struct {
-	path     int
-	req      request
-	took     time.Duration
-	bytes    int64
-	cpu      float64 // API servers' CPU seconds around the pick; quiet cells only
-	binding  string
-	claimNew bool
+	path  int
+	req   request
+	took  time.Duration
+	bytes int64
+	// gardener is the time inside KEB's Gardener client's calls, update
+	// the time of KEB's instance update: the parts of took that are not
+	// the database's choice.
+	gardener, update time.Duration
+	cpu              float64 // API servers' CPU seconds around the pick; quiet cells only
+	binding          string
+	claimNew         bool
 	// timedOut: a call hit KEB's 10 s timeout or the client's; failed:
 	// any other error. Both are counted, neither ends the cell.
 	timedOut, failed bool
@@ -70,8 +73,8 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 	if err != nil {
 		return s, fmt.Errorf("create the instance row: %w", err)
 	}
-	var reads atomic.Int64
-	pctx := readCounter(ctx, &reads)
+	var spent counters
+	pctx := withCounters(ctx, &spent)
 	var cpuBefore bench.Seconds
 	if readCPU {
 		cpuBefore = bench.ServerCPU(bed.Kube.PIDs())
@@ -82,7 +85,7 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 	case pathLive:
 		s.binding, s.claimNew, stepErr = w.live(pctx, r)
 		if stepErr == nil && s.binding != "" {
-			stepErr = w.placed(pctx, id, s.binding)
+			s.update, stepErr = w.timedPlaced(pctx, id, s.binding)
 		}
 	case pathTable:
 		var p provisioning.Pick
@@ -96,7 +99,7 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 			s.binding, s.claimNew = p.Binding, p.ClaimNew
 		}
 		if stepErr == nil && s.binding != "" {
-			stepErr = w.placed(pctx, id, s.binding)
+			s.update, stepErr = w.timedPlaced(pctx, id, s.binding)
 		}
 	case pathStatement:
 		var p provisioning.Pick
@@ -107,7 +110,7 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 	if readCPU {
 		s.cpu = float64(bench.ServerCPU(bed.Kube.PIDs()) - cpuBefore)
 	}
-	s.bytes = reads.Load()
+	s.bytes, s.gardener = spent.bytes.Load(), time.Duration(spent.gardener.Load())
 	if stepErr != nil {
 		s.err = stepErr
 		if errors.Is(stepErr, context.DeadlineExceeded) {
@@ -130,6 +133,12 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 		}
 	}
 	return s, nil
+}
+
+func (w *world) timedPlaced(ctx context.Context, id, binding string) (time.Duration, error) {
+	began := time.Now()
+	err := w.placed(ctx, id, binding)
+	return time.Since(began), err
 }
 
 // live is KEB's live path for r (test/kebrules states it): dedicated,
@@ -222,6 +231,12 @@ type pathFigures struct {
 	FellBack  int     `json:"fellBackToLivePath,omitempty"`
 	ClaimNew  int     `json:"claimNew,omitempty"`
 	KBPerPick float64 `json:"kbReadPerPick"`
+	// GardenerP50 and UpdateP50: the median time inside KEB's Gardener
+	// client's calls and of KEB's instance update; the rest of a pick is
+	// the database's choice (KEB's count, or the table's statement).
+	GardenerP50 float64 `json:"gardenerCallsP50Millis"`
+	UpdateP50   float64 `json:"instanceUpdateP50Millis"`
+	RestP50     float64 `json:"restP50Millis"`
 	// ServerCPUMillisPerPick: etcd's, kube-apiserver's and
 	// gardener-apiserver's CPU, read from /proc around each pick; quiet
 	// cells only (with workers the picks overlap).
@@ -231,7 +246,7 @@ type pathFigures struct {
 
 func summarise(samples []sample, path int) pathFigures {
 	var f pathFigures
-	var took []time.Duration
+	var took, gardener, update, rest []time.Duration
 	var bytes int64
 	var cpu float64
 	for _, s := range samples {
@@ -240,6 +255,8 @@ func summarise(samples []sample, path int) pathFigures {
 		}
 		f.Picks++
 		took = append(took, s.took)
+		gardener, update = append(gardener, s.gardener), append(update, s.update)
+		rest = append(rest, s.took-s.gardener-s.update)
 		bytes += s.bytes
 		cpu += s.cpu
 		switch {
@@ -263,6 +280,8 @@ func summarise(samples []sample, path int) pathFigures {
 	}
 	f.P50, f.P99 = testbed.QuantileMillis(took, 0.5), testbed.QuantileMillis(took, 0.99)
 	f.Max = testbed.QuantileMillis(took, 1)
+	f.GardenerP50, f.UpdateP50 = testbed.QuantileMillis(gardener, 0.5), testbed.QuantileMillis(update, 0.5)
+	f.RestP50 = testbed.QuantileMillis(rest, 0.5)
 	f.KBPerPick = round1(float64(bytes) / float64(f.Picks) / 1024)
 	f.ServerCPUMillisPerPick = round1(cpu * 1000 / float64(f.Picks))
 	return f

@@ -22,16 +22,19 @@ const kebRequestTimeout = 10 * time.Second
 
 // kebCalls is a resource of KEB's Gardener client: every GET and LIST under
 // KEB's own timeout, whatever the caller's deadline. The caller's context
-// still carries the pick's byte counter (readCounter).
+// still carries the pick's counters (withCounters): the bytes read and the
+// time spent in these calls, decoding included.
 type kebCalls struct{ dynamic.ResourceInterface }
 
 func (k kebCalls) Get(ctx context.Context, name string, opts metav1.GetOptions, sub ...string) (*unstructured.Unstructured, error) {
+	defer countersOf(ctx).gardenerCall(time.Now())
 	ctx, cancel := context.WithTimeout(ctx, kebRequestTimeout)
 	defer cancel()
 	return k.ResourceInterface.Get(ctx, name, opts, sub...)
 }
 
 func (k kebCalls) List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	defer countersOf(ctx).gardenerCall(time.Now())
 	ctx, cancel := context.WithTimeout(ctx, kebRequestTimeout)
 	defer cancel()
 	return k.ResourceInterface.List(ctx, opts)
@@ -56,13 +59,31 @@ func kebGardener(cfg *rest.Config, namespace string) (bindings, shoots dynamic.R
 		kebCalls{dyn.Resource(testbed.ShootsResource).Namespace(namespace)}, nil
 }
 
-type readsKey struct{}
+// counters are what one pick spent on Gardener: the response bytes it read
+// (the body as the client reads it, after the transport undid the API
+// server's gzip) and the time inside KEB's client's calls. The workers'
+// picks overlap, so each pick carries its own in its context.
+type counters struct {
+	bytes    atomic.Int64
+	gardener atomic.Int64 // nanoseconds
+}
 
-// readCounter returns ctx carrying n: every response body read under it
-// adds its bytes to n. The bytes are the body as the client reads it,
-// after the transport undid the API server's gzip.
-func readCounter(ctx context.Context, n *atomic.Int64) context.Context {
-	return context.WithValue(ctx, readsKey{}, n)
+type countersKey struct{}
+
+func withCounters(ctx context.Context, c *counters) context.Context {
+	return context.WithValue(ctx, countersKey{}, c)
+}
+
+// countersOf is ctx's counters; nil, which counts nothing, when it has none.
+func countersOf(ctx context.Context) *counters {
+	c, _ := ctx.Value(countersKey{}).(*counters)
+	return c
+}
+
+func (c *counters) gardenerCall(began time.Time) {
+	if c != nil {
+		c.gardener.Add(int64(time.Since(began)))
+	}
 }
 
 // countingTransport counts the response bytes of each request into the
@@ -71,8 +92,8 @@ type countingTransport struct{ next http.RoundTripper }
 
 func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp, err := c.next.RoundTrip(r)
-	if n, ok := r.Context().Value(readsKey{}).(*atomic.Int64); ok && resp != nil && resp.Body != nil {
-		resp.Body = countingBody{ReadCloser: resp.Body, n: n}
+	if c := countersOf(r.Context()); c != nil && resp != nil && resp.Body != nil {
+		resp.Body = countingBody{ReadCloser: resp.Body, n: &c.bytes}
 	}
 	return resp, err
 }
