@@ -9,7 +9,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
 
-.PHONY: help build image test e2e pick-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test e2e pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -94,6 +94,26 @@ pick-cost: ## a pick's p50/p99 at XL (400,000 instance rows) by driver, KEB's in
 	@mkdir -p bin
 	$(GO) test -count=1 -timeout 120m -run '^TestPickCostAtXL$$' -v ./test/provisioning/ \
 		-args -pick.cost -pick.cost.picks=$(PICK_COST_PICKS) -pick.cost.out=$(abspath bin/pick-cost.json)
+
+# KEB's resolve step end to end on the real gardener-apiserver and PostgreSQL:
+# KEB's live path, the adopted step (NextBinding) and its statement alone,
+# asked in turn for the same requests, both pool kinds, one worker and
+# RESOLVE_COST_WORKERS at once. SIZES as BENCH_SIZES (S, M, L, XL or a number
+# of shoots); S and M take about 25 minutes on 2 cores, L as long again.
+SIZES                  ?= S,M
+RESOLVE_COST_DEDICATED ?= 300
+RESOLVE_COST_SHARED    ?= 8
+RESOLVE_COST_WORKERS   ?= 8
+
+resolve-cost: ## KEB's resolve step end to end, live path against the adopted step, dedicated and shared pools, quiet and 8 workers (SIZES=S,M); writes bin/resolve-cost.json and .md; figures in docs/benchmarks.md
+	bash hack/ensure-tools.sh
+	bash hack/build-etcd.sh >/dev/null
+	bash hack/build-kube-apiserver.sh >/dev/null
+	bash hack/build-gardener-apiserver.sh >/dev/null
+	mkdir -p bin
+	$(GO) test -count=1 -timeout 240m -run '^TestResolveCost$$' -v ./test/resolvecost/ \
+		-args -resolve.cost -resolve.cost.sizes=$(SIZES) -resolve.cost.dedicated=$(RESOLVE_COST_DEDICATED) \
+		-resolve.cost.shared=$(RESOLVE_COST_SHARED) -resolve.cost.workers=$(RESOLVE_COST_WORKERS) -resolve.cost.out=$(abspath bin/resolve-cost.json)
 
 # Bursts of KEB's workers for one GA whose bindings are full, on the real
 # gardener-apiserver and PostgreSQL.

@@ -187,9 +187,9 @@ func runsAndFloors(ctx context.Context, run *runner, bed *testbed.Bed, w *testbe
 		var f, jf Floor
 		steps := []func() error{
 			func() (err error) {
-				before := serverCPU(bed.Kube.PIDs())
+				before := ServerCPU(bed.Kube.PIDs())
 				if r, err = run.run(ctx); err == nil {
-					r.ServerCPU = serverCPU(bed.Kube.PIDs()) - before
+					r.ServerCPU = ServerCPU(bed.Kube.PIDs()) - before
 				}
 				return err
 			},

@@ -100,8 +100,8 @@ func TestMeasureFillsEveryFigureOnATinyLandscape(t *testing.T) {
 	}
 	// A tiny run may cost the servers less than a clock tick; what they
 	// have spent since they started is read from /proc all the same.
-	if s.Run.ServerCPU < 0 || serverCPU(bed.Kube.PIDs()) <= 0 {
-		t.Errorf("servers' CPU: %v during the run, %v in all; want it read", s.Run.ServerCPU, serverCPU(bed.Kube.PIDs()))
+	if s.Run.ServerCPU < 0 || ServerCPU(bed.Kube.PIDs()) <= 0 {
+		t.Errorf("servers' CPU: %v during the run, %v in all; want it read", s.Run.ServerCPU, ServerCPU(bed.Kube.PIDs()))
 	}
 	// gardener-apiserver answers the job's format, protobuf; the JSON floor
 	// asks for JSON and gets it.

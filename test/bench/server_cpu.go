@@ -10,9 +10,9 @@ import (
 // every Linux the test bed runs on.
 const clockTicks = 100
 
-// serverCPU is the CPU time (user and system) the processes have used so
+// ServerCPU is the CPU time (user and system) the processes have used so
 // far; a process that cannot be read counts nothing.
-func serverCPU(pids []int) Seconds {
+func ServerCPU(pids []int) Seconds {
 	var ticks int64
 	for _, pid := range pids {
 		ticks += processTicks(pid)
