@@ -15,15 +15,16 @@ import (
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
-// The three columns of a cell, asked in turn for the same request.
+// The columns of a cell, asked in turn for the same request.
 const (
 	pathLive      = iota // KEB's live path
-	pathTable            // the adopted step: NextBinding, then the update
+	pathTable            // the adopted step confirmed: NextBinding, Gardener's confirmation, then the update
+	pathTrusted          // the adopted step on a table serve has seen Gardener for: NextBinding, then the update
 	pathStatement        // the table's statement alone (Propose)
 	paths
 )
 
-var pathNames = [paths]string{"live", "table", "statement"}
+var pathNames = [paths]string{"live", "table", "trusted", "statement"}
 
 // sample is one timed pick.
 type sample struct {
@@ -48,7 +49,7 @@ type sample struct {
 }
 
 // cellSpec is one cell: a pool kind and a number of workers, each making
-// rounds rounds of the three paths for one request.
+// rounds rounds of the paths for one request.
 type cellSpec struct {
 	shared  bool
 	workers int
@@ -87,9 +88,13 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 		if stepErr == nil && s.binding != "" {
 			s.update, stepErr = w.timedPlaced(pctx, id, s.binding)
 		}
-	case pathTable:
+	case pathTable, pathTrusted:
+		client := w.client
+		if path == pathTrusted {
+			client = w.trusted
+		}
 		var p provisioning.Pick
-		p, stepErr = w.client.NextBinding(pctx, r.tableRequest(id))
+		p, stepErr = client.NextBinding(pctx, r.tableRequest(id))
 		switch {
 		case provisioning.LivePath(stepErr):
 			s.fellBack = true
@@ -127,7 +132,7 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 		if err := w.placed(ctx, id, s.binding); err != nil {
 			return s, err
 		}
-	case path == pathTable && s.claimNew && !s.fellBack:
+	case (path == pathTable || path == pathTrusted) && s.claimNew && !s.fellBack:
 		if err := w.client.AbandonClaim(ctx, r.tableRequest(id)); err != nil {
 			return s, err
 		}
@@ -168,7 +173,7 @@ type cellRun struct {
 }
 
 // runCell has spec.workers workers each make spec.rounds rounds; a round is
-// the three paths for one request, one after the other, starting with a
+// the paths for one request, one after the other, starting with a
 // different path each round, so that what one pick leaves behind (a warm
 // cache, a connection) falls on each path alike.
 func (w *world) runCell(ctx context.Context, spec cellSpec, reqs []request) (cellRun, error) {

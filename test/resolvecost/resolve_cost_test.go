@@ -35,11 +35,14 @@ type cellFigures struct {
 	Workers   int         `json:"workers"`
 	Live      pathFigures `json:"kebLivePath"`
 	Table     pathFigures `json:"adoptedStep"`
+	Trusted   pathFigures `json:"adoptedStepTrusted"`
 	Statement pathFigures `json:"statementAlone"`
 	// Ratios of the same cell's figures: the live path's time over the
 	// adopted step's, and over the statement's alone.
 	LiveOverTableP50     float64 `json:"liveOverTableP50"`
 	LiveOverTableP99     float64 `json:"liveOverTableP99"`
+	LiveOverTrustedP50   float64 `json:"liveOverTrustedP50"`
+	LiveOverTrustedP99   float64 `json:"liveOverTrustedP99"`
 	LiveOverStatementP50 float64 `json:"liveOverStatementP50"`
 	TableOverStatement50 float64 `json:"tableOverStatementP50"`
 	WallSeconds          float64 `json:"wallSeconds"`
@@ -111,11 +114,13 @@ func measureSize(t *testing.T, ctx context.Context, size bench.Size) ([]cellFigu
 		c := base
 		c.Pool, c.Workers = spec.poolKind(), spec.workers
 		c.Live, c.Table, c.Statement = summarise(run.samples, pathLive), summarise(run.samples, pathTable), summarise(run.samples, pathStatement)
+		c.Trusted = summarise(run.samples, pathTrusted)
 		c.LiveOverTableP50, c.LiveOverTableP99 = ratio(c.Live.P50, c.Table.P50), ratio(c.Live.P99, c.Table.P99)
+		c.LiveOverTrustedP50, c.LiveOverTrustedP99 = ratio(c.Live.P50, c.Trusted.P50), ratio(c.Live.P99, c.Trusted.P99)
 		c.LiveOverStatementP50, c.TableOverStatement50 = ratio(c.Live.P50, c.Statement.P50), ratio(c.Table.P50, c.Statement.P50)
 		c.WallSeconds = round1(run.wall.Seconds())
 		c.LoadBefore, c.LoadAfter = run.loadBefore, run.loadAfter
-		say("live p50 %.1f ms, adopted step p50 %.1f ms, statement p50 %.2f ms; load %s", c.Live.P50, c.Table.P50, c.Statement.P50, c.LoadAfter)
+		say("live p50 %.1f ms, adopted step p50 %.1f ms confirmed, %.1f ms trusted, statement p50 %.2f ms; load %s", c.Live.P50, c.Table.P50, c.Trusted.P50, c.Statement.P50, c.LoadAfter)
 		out = append(out, c)
 	}
 	return out, nil
@@ -156,7 +161,7 @@ func markdown(cells []cellFigures) string {
 		for _, p := range []struct {
 			name string
 			f    pathFigures
-		}{{"KEB live path", c.Live}, {"adopted step", c.Table}, {"statement alone", c.Statement}} {
+		}{{"KEB live path", c.Live}, {"adopted step, confirmed", c.Table}, {"adopted step, trusted", c.Trusted}, {"statement alone", c.Statement}} {
 			cpu := "–"
 			if c.Workers == 1 {
 				cpu = fmt.Sprintf("%.1f", p.f.ServerCPUMillisPerPick)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	_ "github.com/lib/pq" // KEB's driver
 	"go.uber.org/zap"
@@ -43,6 +44,7 @@ type world struct {
 	db        *sql.DB
 	keb       *kebrules.KEB
 	client    *provisioning.Client
+	trusted   *provisioning.Client
 	landscape *landscape.Landscape
 	instances atomic.Int64
 }
@@ -86,15 +88,23 @@ func load(t *testing.T, ctx context.Context, name string, l *landscape.Landscape
 		t.Fatal(err)
 	}
 	keb := &kebrules.KEB{Bindings: bindings, Shoots: shoots, DB: db, Config: kebConfig}
-	client := &provisioning.Client{DB: db, Gardener: keb.Gardener()}
-	t.Cleanup(func() { _ = client.Close() })
-	return &world{name: name, env: env, db: db, keb: keb, client: client, landscape: l}
+	// The confirmed step asks Gardener whatever the table's mark; the
+	// trusted one is the guide's first tier (no Gardener) on a table whose
+	// mark stands for as long as the cell, as serve's watch keeps it.
+	client := &provisioning.Client{DB: db, Gardener: keb.Gardener(), SeenWithin: -1}
+	trusted := &provisioning.Client{DB: db, SeenWithin: 24 * time.Hour}
+	t.Cleanup(func() { _ = client.Close(); _ = trusted.Close() })
+	return &world{name: name, env: env, db: db, keb: keb, client: client, trusted: trusted, landscape: l}
 }
 
 // computeTable runs the candidates job once, as the CronJob does.
 func (w *world) computeTable(ctx context.Context) error {
 	if err := w.env.Runner.Run(ctx, jobs.Options{Jobs: []string{jobs.JobCandidates}}); err != nil {
 		return fmt.Errorf("candidates run: %w", err)
+	}
+	// The mark serve's watch writes once it has proved the table current.
+	if _, err := w.db.ExecContext(ctx, `UPDATE hap.candidates_computed SET gardener_seen_at = now()`); err != nil {
+		return fmt.Errorf("mark the table seen: %w", err)
 	}
 	return nil
 }
