@@ -100,6 +100,20 @@ func (c *Client) trusts(pick Pick) bool {
 	return bound > 0 && pick.seenKnown && pick.seen <= bound
 }
 
+// reserveWithin is how recently the table must have seen Gardener for a
+// pick to reserve: bounded only for a client without Gardener, which
+// cannot use an answer it would have to confirm.
+func (c *Client) reserveWithin() sql.NullFloat64 {
+	if c.Gardener != nil {
+		return sql.NullFloat64{}
+	}
+	bound := c.SeenWithin
+	if bound == 0 {
+		bound = DefaultSeenWithin
+	}
+	return sql.NullFloat64{Float64: bound.Seconds(), Valid: true}
+}
+
 func (c *Client) request(req Request) Request {
 	if req.Schema == "" {
 		req.Schema = c.Schema
@@ -118,7 +132,7 @@ func (c *Client) Propose(ctx context.Context, req Request) (Pick, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	return propose(ctx, c.query, c.DB, c.request(req))
+	return propose(ctx, c.query, c.DB, c.request(req), c.reserveWithin())
 }
 
 // query runs text, prepared once per pool when DB is one. A connection or

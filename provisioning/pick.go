@@ -180,7 +180,7 @@ func Propose(ctx context.Context, db Querier, req Request) (Pick, error) {
 	if db == nil {
 		return Pick{}, errors.New("propose: no database")
 	}
-	return propose(ctx, db.QueryContext, db, req)
+	return propose(ctx, db.QueryContext, db, req, sql.NullFloat64{})
 }
 
 func checkRequest(req Request) error {
@@ -197,7 +197,10 @@ func checkRequest(req Request) error {
 }
 
 // propose runs the pick for req through q; db drops void reservations.
-func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) {
+// reserveWithin, when valid, is how recently in seconds the table must have
+// seen Gardener for the pick to reserve: an older table answers
+// ErrUnconfirmed and reserves nothing.
+func propose(ctx context.Context, q run, db Querier, req Request, reserveWithin sql.NullFloat64) (Pick, error) {
 	if err := checkRequest(req); err != nil {
 		return Pick{}, err
 	}
@@ -208,11 +211,11 @@ func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) 
 		var rows *sql.Rows
 		var err error
 		if req.shared() {
-			rows, err = q(ctx, texts.shared, req.InstanceID, req.HyperscalerType, req.EUAccess, maxAge.Seconds())
+			rows, err = q(ctx, texts.shared, req.InstanceID, req.HyperscalerType, req.EUAccess, maxAge.Seconds(), reserveWithin)
 		} else {
 			table, limit, minGuard := req.limits()
 			rows, err = q(ctx, texts.dedicated, req.InstanceID, req.HyperscalerType, req.EUAccess, req.GlobalAccountID,
-				maxAge.Seconds(), table, limit, minGuard)
+				maxAge.Seconds(), table, limit, minGuard, reserveWithin)
 		}
 		if err == nil {
 			err = scanNamed(rows, p.columns())
@@ -234,6 +237,8 @@ func propose(ctx context.Context, q run, db Querier, req Request) (Pick, error) 
 		case tableAge > maxAge:
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q: table computed %s ago, more than %s: %w",
 				req.InstanceID, tableAge.Round(time.Second), maxAge, ErrStale)
+		case reserveWithin.Valid && !(p.seenAge.Valid && p.seenAge.Float64 <= reserveWithin.Float64):
+			return seen(Pick{TableAge: tableAge}), fmt.Errorf("next binding for instance %q: %w", req.InstanceID, ErrUnconfirmed)
 		case req.shared() && !p.picked:
 			return Pick{TableAge: tableAge}, fmt.Errorf("next binding for instance %q, pool %s (euAccess %t): %w",
 				req.InstanceID, req.HyperscalerType, req.EUAccess, ErrSharedPoolEmpty)

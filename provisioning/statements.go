@@ -52,7 +52,10 @@ import (
 
 // pickCommon is what both picks start from; %[1]s is the schema, %[2]s the
 // parameter holding MaxAge in seconds, %[3]s the group's condition on the
-// GA.
+// GA, %[4]s the parameter holding how recently the table must have seen
+// Gardener for the pick to reserve anything (NULL: whenever; a client that
+// cannot confirm sets it, so that an answer it cannot use reserves
+// nothing).
 const pickCommon = `
 WITH computed AS (
     SELECT extract(epoch FROM now() - max(computed_at)) AS age,
@@ -73,6 +76,7 @@ grp AS MATERIALIZED (
     FROM %[1]s.binding_candidates c
     WHERE NOT EXISTS (SELECT 1 FROM existing)
       AND (SELECT age FROM computed) <= %[2]s
+      AND (%[4]s::float8 IS NULL OR (SELECT seen_age FROM computed) <= %[4]s::float8)
       AND %[3]s AND c.hyperscaler_type = $2 AND c.eu_access = $3
       AND NOT EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)
 ),
@@ -112,7 +116,8 @@ SELECT coalesce((SELECT binding_name FROM existing WHERE NOT void), (SELECT bind
 // $1 instance id, $2 hyperscaler type, $3 EU access, $4 GA, $5 the oldest
 // table answered from in seconds, $6 the table's limit and guard apply
 // (the request carries no KEB decision), $7 KEB's limit (NULL: none), $8
-// KEB's minBindingsForGuard (0: none).
+// KEB's minBindingsForGuard (0: none), $9 the longest the table may be
+// behind Gardener for the pick to reserve (NULL: no bound).
 //
 //   - mine is KEB's count now (GetInstanceCountPerBinding): the binding's
 //     active instances the GA owns. Another GA's instances on the binding
@@ -172,7 +177,7 @@ const dedicatedResult = `,
 
 // sharedPick is the pick in a shared pool. Parameters: $1 instance id, $2
 // hyperscaler type, $3 EU access, $4 the oldest table answered from in
-// seconds. KEB takes the binding the fewest shoots name; the table orders
+// seconds, $5 as the dedicated pick's $9. KEB takes the binding the fewest shoots name; the table orders
 // by the shoots at the snapshot beyond KEB's instances then, plus KEB's
 // active instances on the binding now and its reservations.
 const sharedPick = `
@@ -203,10 +208,10 @@ func pickSQL(schema string) (pickTexts, error) {
 	}
 	s := schemaOrDefault(schema)
 	return pickTexts{
-		dedicated: fmt.Sprintf(pickCommon, s, "$5", "c.global_account_id = $4") +
+		dedicated: fmt.Sprintf(pickCommon, s, "$5", "c.global_account_id = $4", "$9") +
 			fmt.Sprintf(dedicatedPick, s, OwnerSQL("i")) +
 			fmt.Sprintf(pickReserve, s, "$4") + dedicatedResult,
-		shared: fmt.Sprintf(pickCommon, s, "$4", "c.global_account_id = ''") +
+		shared: fmt.Sprintf(pickCommon, s, "$4", "c.global_account_id = ''", "$5") +
 			fmt.Sprintf(sharedPick, s) +
 			fmt.Sprintf(pickReserve, s, "''"),
 	}, nil

@@ -97,9 +97,14 @@ func TestAClientWithoutGardenerAnswersOnlyFromATableThatHasSeenGardenerRecently(
 	t.Cleanup(func() { _ = tier1.Close() })
 
 	s.seenGardener("now() - interval '1 minute'")
-	pick, err := tier1.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	sentLive := s.requested("ga-1")
+	pick, err := tier1.NextBinding(s.ctx, s.request(sentLive, "ga-1", awsPool))
 	if !errors.Is(err, provisioning.ErrUnconfirmed) || !provisioning.LivePath(err) || pick.Binding != "" {
 		t.Fatalf("a pick without Gardener from a table that saw Gardener a minute ago: %+v, %v; want ErrUnconfirmed, KEB's live path", pick, err)
+	}
+	var reserved int
+	if err := s.db.QueryRowContext(s.ctx, `SELECT count(*) FROM hap.binding_reservations WHERE instance_id = $1`, sentLive).Scan(&reserved); err != nil || reserved != 0 {
+		t.Fatalf("the instance KEB resolves live holds %d reservation(s) (%v); want none, the table's answer was not used", reserved, err)
 	}
 	s.seenGardener("now()")
 	pick, err = tier1.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
