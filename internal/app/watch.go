@@ -70,6 +70,17 @@ func (e *Env) WaitForGardener(ctx context.Context) error {
 	return nil
 }
 
+// bindingsWatch is the watch the jobs read now; nil without one.
+func (e *Env) bindingsWatch() bindingsFollower {
+	if e.gardener == nil {
+		return nil
+	}
+	if w := e.gardener.watching(); w != nil {
+		return w.watcher
+	}
+	return nil
+}
+
 // watching is a watch Open started: the watcher lists from the watch
 // caches and does everything else live, the release's last look at the
 // shoots (ListShootsLive) included.
