@@ -65,7 +65,7 @@ type watchedKind struct {
 // resourceVersion follow the API server's every few seconds even while no
 // binding changes, which is what proves how far the cache has seen
 // (BindingsFollowed). Shoots keep the reflector's long watches.
-const DefaultBindingsWatchTimeout = 5 * time.Second
+const DefaultBindingsWatchTimeout = 3 * time.Second
 
 // WatchOption tunes a Watcher.
 type WatchOption func(*Watcher)
