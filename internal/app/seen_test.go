@@ -11,8 +11,8 @@ import (
 type fakeFollower struct{ changes uint64 }
 
 func (f *fakeFollower) BindingsRevision(context.Context) (uint64, error) { return 0, nil }
-func (f *fakeFollower) BindingsFollowed() (uint64, uint64, error)       { return 0, f.changes, nil }
-func (f *fakeFollower) BindingsChanges() uint64                         { return f.changes }
+func (f *fakeFollower) BindingsFollowed() (uint64, uint64, error)        { return 0, f.changes, nil }
+func (f *fakeFollower) BindingsChanges() uint64                          { return f.changes }
 
 // A proof stamps the table only when serve's last rewrite read the same
 // watch's cache after it held every change the proof counted.
