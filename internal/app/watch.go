@@ -92,9 +92,10 @@ type watching struct {
 }
 
 // watchHealthLog logs what an operator needs of the watch's health: a break
-// and the recovery after it. The API server ends every watch after a few
-// minutes and the watch resumes at once; that is routine and only logged at
-// debug level.
+// and the recovery after it. The API server ends every watch after its
+// timeout (a few minutes for shoots, gardener.DefaultBindingsWatchTimeout
+// for bindings) and the watch resumes at once; that is routine and only
+// logged at debug level.
 type watchHealthLog struct {
 	log    *zap.Logger
 	mu     sync.Mutex
