@@ -11,7 +11,7 @@ import (
 // committed before it is in the table. It stamps only while the table is
 // still the rewrite whose snapshot was taken at computedAt, the one the
 // caller proved this for, and never moves the stamp back; stamped says
-// whether it did. A rewrite lowers the stamp to its snapshot's time
+// whether it did. A rewrite lowers a later stamp to its snapshot's time
 // (ReplaceCandidates), so the caller stamps it anew once proved.
 func (s *Store) StampGardenerSeen(ctx context.Context, seenAt, computedAt time.Time) (stamped bool, err error) {
 	res := s.db.WithContext(ctx).Exec(s.sql(candidatesSeenStamp), params{"seen_at": seenAt, "computed_at": computedAt})
