@@ -55,6 +55,10 @@ type Inputs struct {
 	// Watch, when set, answers the jobs' lists from watch caches of the
 	// API (see Watch); serve uses it.
 	Watch *Watch
+	// CandidatesWritten, when set, hears of every rewrite of the candidate
+	// table once it committed, with the time of the snapshot it came from;
+	// serve's proofs of how far the table has seen Gardener use it.
+	CandidatesWritten func(computedAt time.Time)
 	// DatabaseURL is the --database-url flag; empty falls back to the
 	// environment (DATABASE_URL, then KEB's APP_DATABASE_*).
 	DatabaseURL string
@@ -110,6 +114,9 @@ func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 		}
 		env.Store, env.Reports = store, store
 		ports.Store, locker = store, runLocker{store}
+		if s.CandidatesWritten != nil {
+			ports.Store = rewriteNotingStore{Store: store, written: s.CandidatesWritten}
+		}
 	}
 	if needs.Gardener || s.Watch != nil {
 		source, err := openGardener(s)

@@ -25,6 +25,9 @@ type JobQueue struct {
 	// Completed, when set, hears of every run that ended, whatever its
 	// outcome (Liveness.Completed).
 	Completed func(job string)
+	// rewrites, when set, hears when a candidates run begins and which
+	// watch it reads (serve's proofs, seen.go).
+	rewrites *rewrites
 
 	oneAtATime sync.Mutex
 }
@@ -40,6 +43,11 @@ func (q *JobQueue) Run(job, why string) {
 	}
 	if err := q.Env.ReloadGardener(q.JobCtx); err != nil {
 		q.Env.Log.Error("reading Gardener with the kubeconfig loaded before", zap.String("job", job), zap.Error(err))
+	}
+	if q.rewrites != nil && job == jobs.JobCandidates {
+		// After the reload: the watch the run's gather reads, and how
+		// many changes its cache had taken in before it does.
+		defer q.rewrites.began(q.Env.bindingsWatch())()
 	}
 	err := q.Env.Runner.Run(q.JobCtx, jobs.Options{Jobs: []string{job}, DryRun: q.DryRun})
 	if q.Completed != nil {

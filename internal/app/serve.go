@@ -39,6 +39,7 @@ type Server struct {
 	jobCtx     context.Context
 	cancelJobs context.CancelFunc
 	changes    <-chan struct{}
+	rewrites   *rewrites
 }
 
 // OpenServer opens the job as serve runs it. Jobs outlive the caller's
@@ -52,6 +53,8 @@ func OpenServer(ctx context.Context, s Inputs, dryRun jobs.DryRun) (*Server, err
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	notify, changes := Changes()
 	s.Watch = &Watch{Context: jobCtx, Options: []gardener.WatchOption{gardener.WithChanges(notify)}}
+	written := &rewrites{}
+	s.CandidatesWritten = written.written
 	needs := Needs{Gardener: true, Database: true, Migrate: true}
 	if dryRun.KeepsKEBsTables() {
 		// A dry run changes no table: it serves on a schema at this
@@ -63,7 +66,7 @@ func OpenServer(ctx context.Context, s Inputs, dryRun jobs.DryRun) (*Server, err
 		cancelJobs()
 		return nil, err
 	}
-	return &Server{Env: env, dryRun: dryRun, jobCtx: jobCtx, cancelJobs: cancelJobs, changes: changes}, nil
+	return &Server{Env: env, dryRun: dryRun, jobCtx: jobCtx, cancelJobs: cancelJobs, changes: changes, rewrites: written}, nil
 }
 
 // Close cancels whatever job still runs, ends the watch and closes the
@@ -91,7 +94,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}()
 	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
 
-	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun, Completed: liveness.Completed}
+	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun, Completed: liveness.Completed, rewrites: sv.rewrites}
 	scheduler, err := queue.Schedule()
 	if err != nil {
 		return err
@@ -110,6 +113,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(reacting)
 		queue.ReactToChanges(sv.changes)
 	}()
+	proving := sv.proveSeen(ctx)
 	liveness.Start()
 	scheduler.Start()
 	ready.Store(true)
@@ -119,11 +123,11 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	ready.Store(false)
 	stopped := scheduler.Stop()
 	select {
-	case <-allDone(stopped.Done(), reacting):
+	case <-allDone(stopped.Done(), reacting, proving):
 	case <-time.After(ShutdownGrace):
 		sv.Log.Warn("running job did not finish within the grace period; cancelling it")
 		sv.cancelJobs()
-		<-allDone(stopped.Done(), reacting)
+		<-allDone(stopped.Done(), reacting, proving)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -132,6 +136,26 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	sv.Log.Info("stopped")
 	return nil
+}
+
+// proveSeen proves and stamps how far the candidate table has seen Gardener
+// (seen.go) every candidates.gardenerSeenEvery until ctx ends, and returns
+// a channel closed once it stopped. A dry run writes no table, and 0 turns
+// the proofs off: then nothing is proved.
+func (sv *Server) proveSeen(ctx context.Context) <-chan struct{} {
+	done := make(chan struct{})
+	every := jobs.CandidatesJob.Of(sv.Config.Jobs).GardenerSeenEvery.Duration
+	if every <= 0 || sv.dryRun.KeepsKEBsTables() || sv.Store == nil || sv.bindingsWatch() == nil {
+		close(done)
+		return done
+	}
+	sv.Metrics.GardenerSeenOutcomes(SeenOutcomes)
+	p := &seenProber{every: every, store: sv.Store, watch: sv.bindingsWatch, rewrites: sv.rewrites, metrics: sv.Metrics, log: sv.Log}
+	go func() {
+		defer close(done)
+		p.run(ctx)
+	}()
+	return done
 }
 
 // handler serves the metrics; liveness (/healthz, the chart's liveness

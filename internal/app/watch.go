@@ -70,6 +70,17 @@ func (e *Env) WaitForGardener(ctx context.Context) error {
 	return nil
 }
 
+// bindingsWatch is the watch the jobs read now; nil without one.
+func (e *Env) bindingsWatch() bindingsFollower {
+	if e.gardener == nil {
+		return nil
+	}
+	if w := e.gardener.watching(); w != nil {
+		return w.watcher
+	}
+	return nil
+}
+
 // watching is a watch Open started: the watcher lists from the watch
 // caches and does everything else live, the release's last look at the
 // shoots (ListShootsLive) included.
@@ -81,9 +92,10 @@ type watching struct {
 }
 
 // watchHealthLog logs what an operator needs of the watch's health: a break
-// and the recovery after it. The API server ends every watch after a few
-// minutes and the watch resumes at once; that is routine and only logged at
-// debug level.
+// and the recovery after it. The API server ends every watch after its
+// timeout (a few minutes for shoots, gardener.DefaultBindingsWatchTimeout
+// for bindings) and the watch resumes at once; that is routine and only
+// logged at debug level.
 type watchHealthLog struct {
 	log    *zap.Logger
 	mu     sync.Mutex

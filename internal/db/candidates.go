@@ -61,7 +61,9 @@ type candidateRow struct {
 // RecordClaim wrote (keepRecordedClaims).
 //
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
-// opposite orders.
+// opposite orders. A rewrite lowers the stamp of how far the table has seen
+// Gardener to its snapshot's time when the stamp is later: it cannot vouch
+// for more (StampGardenerSeen).
 func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
 	if reservationTTL <= 0 {
 		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)

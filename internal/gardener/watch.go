@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -40,9 +41,11 @@ type Watcher struct {
 	syncWait time.Duration
 	onHealth func(resource string, err error)
 	onChange func()
-	shoots   *watchedKind
-	bindings *watchedKind
-	start    sync.Once
+	// bindingsWatchTimeout is how long each watch of bindings lasts.
+	bindingsWatchTimeout time.Duration
+	shoots               *watchedKind
+	bindings             *watchedKind
+	start                sync.Once
 }
 
 // watchedKind is one kind's cache and what keeps it current.
@@ -50,7 +53,19 @@ type watchedKind struct {
 	store     cache.Store
 	source    *watchSource
 	reflector *cache.Reflector
+	// changes counts the changes a decision reads that the cache took in
+	// (WithChanges describes them), each counted once it is in the store.
+	changes atomic.Uint64
 }
+
+// DefaultBindingsWatchTimeout is how long each watch of bindings lasts
+// before the API server ends it and the watch resumes from where it was.
+// The API server sends a bookmark two seconds before a watch's deadline
+// (and otherwise about once a minute): a short watch makes the cache's
+// resourceVersion follow the API server's every few seconds even while no
+// binding changes, which is what proves how far the cache has seen
+// (BindingsFollowed). Shoots keep the reflector's long watches.
+const DefaultBindingsWatchTimeout = 3 * time.Second
 
 // WatchOption tunes a Watcher.
 type WatchOption func(*Watcher)
@@ -67,6 +82,13 @@ func WithHealthChanges(fn func(resource string, err error)) WatchOption {
 	return func(w *Watcher) { w.onHealth = fn }
 }
 
+// WithBindingsWatchTimeout sets how long each watch of bindings lasts
+// (default DefaultBindingsWatchTimeout); it must be longer than the two
+// seconds before the deadline at which the API server sends its bookmark.
+func WithBindingsWatchTimeout(d time.Duration) WatchOption {
+	return func(w *Watcher) { w.bindingsWatchTimeout = d }
+}
+
 // NewWatcher prepares watches of c's namespace; Start begins them. The
 // watches use c's connection settings and page size, and the lists of c
 // itself for the first fill and every refill.
@@ -74,12 +96,15 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 	if c == nil {
 		return nil, errors.New("gardener watcher: client is nil")
 	}
-	w := &Watcher{client: c, syncWait: DefaultSyncWait}
+	w := &Watcher{client: c, syncWait: DefaultSyncWait, bindingsWatchTimeout: DefaultBindingsWatchTimeout}
 	for _, opt := range opts {
 		opt(w)
 	}
 	if w.syncWait <= 0 {
 		return nil, fmt.Errorf("gardener watcher: sync wait %s is not positive", w.syncWait)
+	}
+	if w.bindingsWatchTimeout <= 2*time.Second {
+		return nil, fmt.Errorf("gardener watcher: bindings watch timeout %s is not longer than the API server's 2s before a deadline", w.bindingsWatchTimeout)
 	}
 	w.shoots = w.newKind(c.shoots, &cachedShoot{}, func(ctx context.Context) ([]runtime.Object, string, error) {
 		var items []runtime.Object
@@ -90,7 +115,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 			return nil
 		})
 		return items, stats.ResourceVersion, err
-	}, decodeShootEvent)
+	}, decodeShootEvent, 0)
 	w.bindings = w.newKind(c.bindings, &cachedBinding{}, func(ctx context.Context) ([]runtime.Object, string, error) {
 		var items []runtime.Object
 		stats, err := listPaged(ctx, c, c.bindings, func() { items = items[:0] }, func(item wire.BindingItem) error {
@@ -98,26 +123,35 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 			return nil
 		})
 		return items, stats.ResourceVersion, err
-	}, decodeBindingEvent)
+	}, decodeBindingEvent, w.bindingsWatchTimeout)
 	return w, nil
 }
 
+// newKind prepares one kind's cache; watchTimeout, when not 0, is how long
+// each of its watches lasts instead of the reflector's few minutes.
 func (w *Watcher) newKind(res resource, expected runtime.Object,
-	list func(context.Context) ([]runtime.Object, string, error), decode func(wire.Format, []byte) (runtime.Object, error)) *watchedKind {
-	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth)}
-	var store cache.Store = cache.NewStore(cache.MetaNamespaceKeyFunc)
-	if w.onChange != nil {
-		store = notifyingStore{Store: store, onChange: w.onChange}
-	}
-	r := cache.NewReflectorWithOptions(source, expected, store, cache.ReflectorOptions{
+	list func(context.Context) ([]runtime.Object, string, error), decode func(wire.Format, []byte) (runtime.Object, error),
+	watchTimeout time.Duration) *watchedKind {
+	source := &watchSource{client: w.client, res: res, list: list, decode: decode, health: newHealth(res.name, w.onHealth),
+		watchTimeout: watchTimeout}
+	k := &watchedKind{source: source}
+	// The count goes up before onChange hears of the change: whoever
+	// reads the count on hearing of it counts the change in.
+	k.store = notifyingStore{Store: cache.NewStore(cache.MetaNamespaceKeyFunc), onChange: func() {
+		k.changes.Add(1)
+		if w.onChange != nil {
+			w.onChange()
+		}
+	}}
+	k.reflector = cache.NewReflectorWithOptions(source, expected, k.store, cache.ReflectorOptions{
 		Name:            "hap-reconciler/" + res.name,
 		TypeDescription: res.name,
 	})
 	// The streaming "watch list" would hand the reflector full objects
 	// through another code path; the paged list is what is measured.
 	useWatchList := false
-	r.UseWatchList = &useWatchList
-	return &watchedKind{store: store, source: source, reflector: r}
+	k.reflector.UseWatchList = &useWatchList
+	return k
 }
 
 // Start lists and then watches both kinds until ctx ends; it returns at

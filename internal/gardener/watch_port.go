@@ -45,3 +45,9 @@ func (w *Watcher) VoidRelease(ctx context.Context, name, resourceVersion, releas
 func (w *Watcher) IsConflict(err error) bool { return w.client.IsConflict(err) }
 func (w *Watcher) IsRefused(err error) bool  { return w.client.IsRefused(err) }
 func (w *Watcher) IsNotFound(err error) bool { return w.client.IsNotFound(err) }
+
+// BindingsRevision asks the API server for the bindings' current revision
+// (Client.BindingsRevision), not the watch cache.
+func (w *Watcher) BindingsRevision(ctx context.Context) (uint64, error) {
+	return w.client.BindingsRevision(ctx)
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,6 +32,9 @@ type watchSource struct {
 	// cached object.
 	decode func(format wire.Format, raw []byte) (runtime.Object, error)
 	health *health
+	// watchTimeout, when not 0, replaces the timeout the reflector asks
+	// each watch to last.
+	watchTimeout time.Duration
 }
 
 // ListWithContext is the reflector's (re)list: every page, always a
@@ -59,6 +63,10 @@ func (s *watchSource) WatchWithContext(ctx context.Context, options metav1.ListO
 		Param("watch", "true").
 		Param("resourceVersion", options.ResourceVersion).
 		Param("allowWatchBookmarks", strconv.FormatBool(options.AllowWatchBookmarks))
+	if s.watchTimeout > 0 {
+		seconds := int64(s.watchTimeout / time.Second)
+		options.TimeoutSeconds = &seconds
+	}
 	if options.TimeoutSeconds != nil {
 		req = req.Param("timeoutSeconds", strconv.FormatInt(*options.TimeoutSeconds, 10))
 	}
@@ -193,6 +201,13 @@ func (h *health) refused(gen uint64, why error) {
 	if report && h.onChange != nil {
 		h.onChange(h.resource, why)
 	}
+}
+
+// isStopped reports whether the cache is never to be read again.
+func (h *health) isStopped() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stopped
 }
 
 // stop marks the cache as never to be read again.

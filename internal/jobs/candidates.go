@@ -37,13 +37,25 @@ type CandidatesSettings struct {
 	// ReservationTTL drops a reservation whose instance never showed up in
 	// KEB's database with the reserved binding (failed provisioning).
 	ReservationTTL setting.Duration `json:"reservationTTL"`
+	// GardenerSeenEvery is how often serve proves how far the candidate
+	// table has seen Gardener's bindings and stamps it
+	// (candidates_computed.gardener_seen_at), so that a pick may trust a
+	// table that saw Gardener a moment ago without asking Gardener; 0
+	// turns the proofs off. Scheduled runs (`run`) never stamp.
+	GardenerSeenEvery setting.Duration `json:"gardenerSeenEvery"`
 }
 
 func defaultCandidatesSettings() CandidatesSettings {
-	return CandidatesSettings{ReservationTTL: setting.Duration{Duration: time.Hour}}
+	return CandidatesSettings{
+		ReservationTTL:    setting.Duration{Duration: time.Hour},
+		GardenerSeenEvery: setting.Duration{Duration: 2 * time.Second},
+	}
 }
 
 func (s CandidatesSettings) check() error {
+	if s.GardenerSeenEvery.Duration < 0 {
+		return setting.Invalid("candidates.gardenerSeenEvery", s.GardenerSeenEvery.String(), "must not be negative (0 turns the proofs off)")
+	}
 	return setting.Positive("candidates.reservationTTL", s.ReservationTTL)
 }
 

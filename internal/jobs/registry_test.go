@@ -107,3 +107,21 @@ func TestEachJobReadsItsOwnSection(t *testing.T) {
 		t.Errorf("an unknown key of a job's section: %v", err)
 	}
 }
+
+// candidates.gardenerSeenEvery: 2s by default, 0 turns serve's proofs off,
+// a negative interval is refused naming the key.
+func TestGardenerSeenEveryMayBeOffButNotNegative(t *testing.T) {
+	cfg, err := resolve(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if every := jobs.CandidatesJob.Of(cfg.Jobs).GardenerSeenEvery.Duration; every != 2*time.Second {
+		t.Errorf("default candidates.gardenerSeenEvery %s, want 2s", every)
+	}
+	if cfg, err := resolve(t, "candidates: {gardenerSeenEvery: 0s}\n"); err != nil || jobs.CandidatesJob.Of(cfg.Jobs).GardenerSeenEvery.Duration != 0 {
+		t.Errorf("candidates.gardenerSeenEvery 0s: %v", err)
+	}
+	if _, err := resolve(t, "candidates: {gardenerSeenEvery: -1s}\n"); err == nil || !strings.Contains(err.Error(), "candidates.gardenerSeenEvery") {
+		t.Errorf("a negative candidates.gardenerSeenEvery: %v", err)
+	}
+}

@@ -35,6 +35,11 @@ type Metrics struct {
 	// table: absent, not zero, until then.
 	candidatesSnapshot *prometheus.GaugeVec
 	shadowPicks        *prometheus.GaugeVec
+	// The proofs of how far the candidate table has seen Gardener (serve
+	// only): absent until serve proves or stamps.
+	gardenerSeenProbes *prometheus.CounterVec
+	gardenerSeenProved *prometheus.GaugeVec
+	gardenerSeenAge    *sinceCollector
 }
 
 // New registers every series on a fresh registry.
@@ -80,8 +85,20 @@ func New() *Metrics {
 		Name: "hap_reconciler_shadow_picks",
 		Help: "KEB's picks of the shadow window (shadow.window) compared with the candidate table's answer at that moment, by outcome: agree, deviation, claim, drift, staleness.",
 	}, []string{"outcome"})
+	m.gardenerSeenProbes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "hap_reconciler_gardener_seen_probes_total",
+		Help: "serve's proofs of how far the candidate table has seen Gardener's bindings, by outcome: stamped, table_behind (a rewrite is still to take in a change), table_not_ours (the table is no rewrite of serve's watch), list_failed, watch_behind, database_failed.",
+	}, []string{"outcome"})
+	m.gardenerSeenProved = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_gardener_seen_proved_timestamp_seconds",
+		Help: "The database's time of serve's newest proof that its watch held every change Gardener committed to the bindings before it, stamped on the candidate table or not.",
+	}, nil)
+	m.gardenerSeenAge = &sinceCollector{desc: prometheus.NewDesc("hap_reconciler_gardener_seen_age_seconds",
+		"Seconds since the time serve last stamped on the candidate table as seen in Gardener (candidates_computed.gardener_seen_at), as serve counts them: what a pick compares with its bound before it trusts the table without asking Gardener.",
+		nil, nil)}
 	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
-		m.releases, m.guardTripped, m.pushFailures, m.implausible, m.candidatesSnapshot, m.shadowPicks, newFamilyCollector(m))
+		m.releases, m.guardTripped, m.pushFailures, m.implausible, m.candidatesSnapshot, m.shadowPicks,
+		m.gardenerSeenProbes, m.gardenerSeenProved, m.gardenerSeenAge, newFamilyCollector(m))
 	return m
 }
 
@@ -113,6 +130,43 @@ func (m *Metrics) Release(mode, outcome string) { m.releases.WithLabelValues(mod
 // now comes from.
 func (m *Metrics) CandidatesComputed(snapshotAt time.Time) {
 	m.candidatesSnapshot.WithLabelValues().Set(float64(snapshotAt.UnixMilli()) / 1000)
+}
+
+// GardenerSeenOutcomes exposes each outcome of the proofs at 0, so a rate
+// over them is defined from the start.
+func (m *Metrics) GardenerSeenOutcomes(outcomes []string) {
+	for _, o := range outcomes {
+		m.gardenerSeenProbes.WithLabelValues(o).Add(0)
+	}
+}
+
+// GardenerSeenProbe counts one proof by its outcome.
+func (m *Metrics) GardenerSeenProbe(outcome string) {
+	m.gardenerSeenProbes.WithLabelValues(outcome).Inc()
+}
+
+// GardenerSeenProved records the database's time of the newest proof.
+func (m *Metrics) GardenerSeenProved(at time.Time) {
+	m.gardenerSeenProved.WithLabelValues().Set(float64(at.UnixMilli()) / 1000)
+}
+
+// GardenerSeenStamped records that the stamp now written was read from the
+// database's clock at since (this process's clock): the stamp's age is
+// the time since.
+func (m *Metrics) GardenerSeenStamped(since time.Time) { m.gardenerSeenAge.since.Store(&since) }
+
+// sinceCollector exposes the seconds since a moment, once there is one.
+type sinceCollector struct {
+	desc  *prometheus.Desc
+	since atomic.Pointer[time.Time]
+}
+
+func (c *sinceCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *sinceCollector) Collect(ch chan<- prometheus.Metric) {
+	if at := c.since.Load(); at != nil {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, time.Since(*at).Seconds())
+	}
 }
 
 // SetShadow replaces the counts of compared picks; every outcome is
