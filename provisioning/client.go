@@ -127,12 +127,18 @@ func (c *Client) request(req Request) Request {
 // Propose is the table's answer for req, unconfirmed (the package's
 // Propose), within the client's timeout. NextBinding is what KEB calls.
 func (c *Client) Propose(ctx context.Context, req Request) (Pick, error) {
+	return c.propose(ctx, req, sql.NullFloat64{})
+}
+
+// propose is Propose reserving only from a table that had seen Gardener
+// within reserveWithin seconds, when that is valid.
+func (c *Client) propose(ctx context.Context, req Request, reserveWithin sql.NullFloat64) (Pick, error) {
 	if c.DB == nil {
 		return Pick{}, errors.New("propose: the client has no database")
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	return propose(ctx, c.query, c.DB, c.request(req), c.reserveWithin())
+	return propose(ctx, c.query, c.DB, c.request(req), reserveWithin)
 }
 
 // query runs text, prepared once per pool when DB is one. A connection or

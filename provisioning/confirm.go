@@ -107,7 +107,7 @@ func (c *Client) confirmedClaimNew(ctx context.Context, req Request, pick Pick) 
 func (c *Client) confirmedProposal(ctx context.Context, req Request) (Pick, error) {
 	var rejected []string
 	for attempt := 0; attempt < confirmAttempts; attempt++ {
-		pick, err := c.Propose(ctx, req)
+		pick, err := c.propose(ctx, req, c.reserveWithin())
 		switch {
 		case err == nil && pick.Binding != "" && c.trusts(pick):
 			return pick, nil

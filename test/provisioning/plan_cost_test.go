@@ -43,8 +43,8 @@ func TestAPickReadsKEBsTableThroughItsIndexAtXL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	const prepare = "PREPARE pick (text, text, boolean, text, float8, boolean, integer, integer) AS "
-	const execute = `EXECUTE pick ('i-new-%d', 'aws', false, 'ga-%d', 1800, false, 10, 0)`
+	const prepare = "PREPARE pick (text, text, boolean, text, float8, boolean, integer, integer, float8) AS "
+	const execute = `EXECUTE pick ('i-new-%d', 'aws', false, 'ga-%d', 1800, false, 10, 0, NULL)`
 	explain := func(what string) (float64, string) {
 		t.Helper()
 		var plan []byte
