@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"slices"
 	"testing"
 
@@ -48,8 +49,8 @@ func TestServeDryRunReleasesNothing(t *testing.T) {
 }
 
 // serveDryRun runs serve with dry's dry-run flags on the scene until the
-// test ends.
-func (s *scene) serveDryRun(t *testing.T, dry dryRunFlags) {
+// test ends, and returns the base URL it serves /metrics on.
+func (s *scene) serveDryRun(t *testing.T, dry dryRunFlags) string {
 	t.Helper()
 	env, ln := s.openToServe(t, &testbed.SyncBuffer{}, dry)
 	ctx, stop := context.WithCancel(testContext(t))
@@ -61,4 +62,5 @@ func (s *scene) serveDryRun(t *testing.T, dry dryRunFlags) {
 			t.Errorf("serve: %v", err)
 		}
 	})
+	return "http://" + ln.Addr().(*net.TCPAddr).String()
 }

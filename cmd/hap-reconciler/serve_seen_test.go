@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math"
-	"net"
 	"testing"
 	"time"
 
@@ -115,17 +113,7 @@ func TestServeNeverStampsATableThatLacksABindingChange(t *testing.T) {
 // base URL of its /metrics.
 func (s *scene) serveSeen(t *testing.T) string {
 	t.Helper()
-	env, ln := s.openToServe(t, &testbed.SyncBuffer{}, dryRunFlags{release: true})
-	ctx, stop := context.WithCancel(testContext(t))
-	done := make(chan error, 1)
-	go func() { done <- env.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().(*net.TCPAddr).String()
+	return s.serveDryRun(t, dryRunFlags{release: true})
 }
 
 // seen reads, in one statement and so one snapshot, the stamp (Unix

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/rest"
 
 	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
@@ -88,13 +89,21 @@ func listPaged[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resou
 // only once the page is complete, so an attempt that broke off halfway is
 // repeated without handing anything over twice.
 func getPage[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resource, token string) (wire.Page[T], error) {
-	var p wire.Page[T]
-	err := c.readWithRetry(ctx, func(ctx context.Context) error {
-		req := res.client.Get().Namespace(c.namespace).Resource(res.name).
-			Param("limit", strconv.FormatInt(c.pageSize, 10))
+	return readPage[T, PT](ctx, c, res, func(req *rest.Request) *rest.Request {
+		req = req.Param("limit", strconv.FormatInt(c.pageSize, 10))
 		if token != "" {
 			req = req.Param("continue", token)
 		}
+		return req
+	})
+}
+
+// readPage reads one list of res in c's namespace, with the parameters
+// params adds, in the format the server answers, retried as every read is.
+func readPage[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resource, params func(*rest.Request) *rest.Request) (wire.Page[T], error) {
+	var p wire.Page[T]
+	err := c.readWithRetry(ctx, func(ctx context.Context) error {
+		req := params(res.client.Get().Namespace(c.namespace).Resource(res.name))
 		ctx, response := wire.WithContentTypeSlot(ctx)
 		body, err := req.Stream(ctx)
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/kyma-project/hap-reconciler/internal/gardener/wire"
 )
 
@@ -21,22 +23,8 @@ const neverMatches = "hap-reconciler.kyma-project.io/never-matches=x"
 // cache first brings that cache up to the revision, so the watches it
 // serves carry it in their next event or bookmark.
 func (c *Client) BindingsRevision(ctx context.Context) (uint64, error) {
-	var p wire.Page[wire.BindingItem]
-	err := c.readWithRetry(ctx, func(ctx context.Context) error {
-		req := c.bindings.client.Get().Namespace(c.namespace).Resource(c.bindings.name).
-			Param("labelSelector", neverMatches)
-		ctx, response := wire.WithContentTypeSlot(ctx)
-		body, err := req.Stream(ctx)
-		if err != nil {
-			return err
-		}
-		defer body.Close()
-		format, err := response.Format()
-		if err != nil {
-			return err
-		}
-		p = wire.Page[wire.BindingItem]{}
-		return wire.ReadPage(format, body, &p)
+	p, err := readPage[wire.BindingItem](ctx, c, c.bindings, func(req *rest.Request) *rest.Request {
+		return req.Param("labelSelector", neverMatches)
 	})
 	if err != nil {
 		err = fmt.Errorf("read the current revision of %s in namespace %s: %w", c.bindings.name, c.namespace, err)
