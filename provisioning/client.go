@@ -91,8 +91,12 @@ func (c *Client) timeout() time.Duration {
 }
 
 // trusts says whether pick came from a table that had seen Gardener
-// recently enough to stand without Gardener's confirmation.
+// recently enough to stand without Gardener's confirmation. A ClaimNew or
+// a guard also needs the GA's group whole: none of its rows withdrawn.
 func (c *Client) trusts(pick Pick) bool {
+	if pick.hidden && pick.Binding == "" {
+		return false
+	}
 	bound := c.SeenWithin
 	if bound == 0 {
 		bound = DefaultSeenWithin

@@ -139,6 +139,9 @@ type Pick struct {
 	// change of Gardener's bindings; seenKnown is false when it never has.
 	seen      time.Duration
 	seenKnown bool
+	// hidden: some of the GA's rows of the pool are withdrawn, so the
+	// table's group may lack a binding Gardener shows as the GA's.
+	hidden bool
 }
 
 // lostRaceAttempts bounds how often a pick asks again after losing a race
@@ -152,6 +155,7 @@ type proposal struct {
 	void, picked   bool
 	guarded        sql.NullBool
 	held           sql.NullString
+	withdrawn      sql.NullInt64
 	age            sql.NullFloat64
 	seenAge        sql.NullFloat64
 	dedicatedPicks bool
@@ -162,6 +166,7 @@ func (p *proposal) columns() map[string]any {
 	if p.dedicatedPicks {
 		cols["guarded"] = &p.guarded
 		cols["held"] = &p.held
+		cols["withdrawn"] = &p.withdrawn
 	}
 	return cols
 }
@@ -221,7 +226,7 @@ func propose(ctx context.Context, q run, db Querier, req Request, reserveWithin 
 			err = scanNamed(rows, p.columns())
 		}
 		tableAge := time.Duration(p.age.Float64 * float64(time.Second))
-		seen := seenOf(p.seenAge)
+		seen := seenOf(p.seenAge, p.withdrawn.Int64 > 0)
 		switch {
 		case err != nil:
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
@@ -258,10 +263,11 @@ func propose(ctx context.Context, q run, db Querier, req Request, reserveWithin 
 // job too old to mark it).
 func (p Pick) SeenAgo() (time.Duration, bool) { return p.seen, p.seenKnown }
 
-// seenOf returns what fills a Pick with the statement's seen_age.
-func seenOf(age sql.NullFloat64) func(Pick) Pick {
+// seenOf returns what fills a Pick with the statement's seen_age and
+// whether the GA's group has withdrawn rows.
+func seenOf(age sql.NullFloat64, hidden bool) func(Pick) Pick {
 	return func(p Pick) Pick {
-		p.seen, p.seenKnown = time.Duration(age.Float64*float64(time.Second)), age.Valid
+		p.seen, p.seenKnown, p.hidden = time.Duration(age.Float64*float64(time.Second)), age.Valid, hidden
 		return p
 	}
 }

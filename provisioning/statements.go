@@ -170,10 +170,18 @@ picked AS MATERIALIZED (
     FOR UPDATE OF c
 ),`
 
-// dedicatedResult adds what only a dedicated pick answers.
+// dedicatedResult adds what only a dedicated pick answers. withdrawn counts
+// the GA's rows of the pool that are withdrawn: the table's group lacks
+// them, and Gardener may show one clean and the GA's again (the cleanup
+// and a claim on KEB's live path since the withdrawal), so a ClaimNew or a
+// guard over such a group needs Gardener's list, however recently the
+// table saw Gardener's labels.
 const dedicatedResult = `,
        (SELECT guarded FROM guard) AS guarded,
-       (SELECT string_agg(binding_name, ',' ORDER BY binding_name COLLATE "C") FROM grp) AS held`
+       (SELECT string_agg(binding_name, ',' ORDER BY binding_name COLLATE "C") FROM grp) AS held,
+       (SELECT count(*) FROM %[1]s.binding_candidates c
+        WHERE c.global_account_id = $4 AND c.hyperscaler_type = $2 AND c.eu_access = $3
+          AND EXISTS (SELECT 1 FROM %[1]s.withdrawn_bindings w WHERE w.binding_name = c.binding_name)) AS withdrawn`
 
 // sharedPick is the pick in a shared pool. Parameters: $1 instance id, $2
 // hyperscaler type, $3 EU access, $4 the oldest table answered from in
@@ -210,7 +218,7 @@ func pickSQL(schema string) (pickTexts, error) {
 	return pickTexts{
 		dedicated: fmt.Sprintf(pickCommon, s, "$5", "c.global_account_id = $4", "$9") +
 			fmt.Sprintf(dedicatedPick, s, OwnerSQL("i")) +
-			fmt.Sprintf(pickReserve, s, "$4") + dedicatedResult,
+			fmt.Sprintf(pickReserve, s, "$4") + fmt.Sprintf(dedicatedResult, s),
 		shared: fmt.Sprintf(pickCommon, s, "$4", "c.global_account_id = ''", "$5") +
 			fmt.Sprintf(sharedPick, s) +
 			fmt.Sprintf(pickReserve, s, "''"),

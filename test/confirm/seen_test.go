@@ -112,3 +112,27 @@ func TestAClientWithoutGardenerAnswersOnlyFromATableThatHasSeenGardenerRecently(
 		t.Fatalf("a pick without Gardener from a table that saw Gardener just now: %+v, %v; want aws-a from the table", pick, err)
 	}
 }
+
+// A withdrawn row of the GA's is out of the table's group while Gardener
+// may show it clean and the GA's again (cleaned and claimed on KEB's live
+// path since): a ClaimNew over such a group is confirmed by Gardener's
+// list however recently the table saw Gardener, and the binding Gardener
+// lists sends KEB to its live path instead of claiming a second account.
+func TestAClaimNewOverAGroupWithAWithdrawnRowIsConfirmedEvenFromAFreshTable(t *testing.T) {
+	l := landscape.New(15)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-back", Pool: awsPool, GlobalAccountID: "ga-1"})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	if err := s.client.WithdrawBinding(s.ctx, provisioning.Withdrawal{BindingName: "aws-back"}); err != nil {
+		t.Fatal(err)
+	}
+	s.seenGardener("now()")
+	_, err := s.client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if !errors.Is(err, provisioning.ErrClaimedSince) {
+		t.Fatalf("ClaimNew from a fresh table whose group lacks the withdrawn aws-back, which Gardener shows as ga-1's: %v; want ErrClaimedSince, KEB's live path", err)
+	}
+}
