@@ -8,14 +8,15 @@ import (
 	"time"
 )
 
-// One claim however many of KEB's workers ask. KEB decides to claim outside
-// its step's mutex, so every worker that finds a GA's bindings of a pool
-// full claims an account of its own. The table holds the claim instead: the
+// One claim however many of KEB's workers ask, for a Client with
+// HoldClaims. KEB decides to claim outside its step's mutex, so every
+// worker that finds a GA's bindings of a pool full claims an account of its
+// own. The table holds the claim instead: the
 // first request that reaches ClaimNew for a GA and pool takes a lease on
 // that GA and pool (claim_leases, by the database alone, across workers and
 // replicas), and every other request for them meanwhile is answered
 // ErrClaimPending at once, with the interval after which KEB retries its
-// step (Pick.RetryAfter): nothing waits inside KEB's worker. RecordClaim
+// step (ClaimPendingError.RetryAfter): nothing waits inside KEB's worker. RecordClaim
 // ends the lease; the retried requests then ask the table again and are
 // placed on the claimed binding while it is below its limit, and the first
 // one to find it full takes the next lease. A claimant that dies or gives
@@ -25,7 +26,7 @@ import (
 // DefaultClaimLease is how long a claim lease holds when the Client names no
 // ClaimLease: ample for KEB's claim in Gardener (a list and an update under
 // the step's mutex) and RecordClaim's budget, and well inside the minute
-// KEB's resolve step retries for, so that a waiter takes over a dead
+// KEB's resolve step retries for, so that a retry takes over a dead
 // claimant's lease before KEB gives up on the provisioning.
 const DefaultClaimLease = 30 * time.Second
 
@@ -137,7 +138,7 @@ func (c *Client) lookAtLease(ctx context.Context, req Request) (lease, error) {
 // AbandonClaim ends the claim lease req's instance holds, when KEB could not
 // claim after NextBinding answered ClaimNew (no free binding in the pool,
 // Gardener refused the label): the next request for the GA and pool claims
-// at once instead of waiting for the lease to expire. Without the call the
+// at once instead of retrying until the lease expires. Without the call the
 // lease simply expires after ClaimLease. It is one statement and
 // idempotent; a lease another request holds is left alone.
 func (c *Client) AbandonClaim(ctx context.Context, req Request) error {

@@ -1,9 +1,11 @@
 // Package provisioning is the read path KEB calls when it provisions a
 // cluster. The candidate table the hap-reconciler job keeps proposes a
-// binding in one SQL statement, counting KEB's instances at that moment;
-// Gardener, through KEB's own client, confirms it before KEB provisions on
-// it (Client.NextBinding). It needs nothing but the standard library, so
-// KEB can import it as it is.
+// binding in one SQL statement, counting KEB's instances at that moment.
+// A table that had seen Gardener within Client.SeenWithin is trusted as it
+// stands; an older one is confirmed by Gardener, through KEB's own client,
+// before KEB provisions on it, or sent to KEB's live path by a client
+// without Gardener (Client.NextBinding). It needs nothing but the standard
+// library, so KEB can import it as it is.
 package provisioning
 
 import (

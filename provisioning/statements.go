@@ -307,7 +307,7 @@ recorded AS (
 ),
 ended AS (
     -- The claim is in the table: the GA's and pool's lease is over, and
-    -- the requests waiting on it are placed on the claimed binding.
+    -- the retried requests are placed on the claimed binding.
     DELETE FROM %[1]s.claim_leases
     WHERE global_account_id = $2 AND hyperscaler_type = $3 AND eu_access = $4
       AND NOT EXISTS (SELECT 1 FROM existing)
