@@ -97,11 +97,16 @@ func (c *Client) trusts(pick Pick) bool {
 	if pick.hidden && pick.Binding == "" {
 		return false
 	}
-	bound := c.SeenWithin
-	if bound == 0 {
-		bound = DefaultSeenWithin
-	}
+	bound := c.seenWithin()
 	return bound > 0 && pick.seenKnown && pick.seen <= bound
+}
+
+// seenWithin is SeenWithin, or its default.
+func (c *Client) seenWithin() time.Duration {
+	if c.SeenWithin == 0 {
+		return DefaultSeenWithin
+	}
+	return c.SeenWithin
 }
 
 // reserveWithin is how recently the table must have seen Gardener for a
@@ -111,11 +116,7 @@ func (c *Client) reserveWithin() sql.NullFloat64 {
 	if c.Gardener != nil {
 		return sql.NullFloat64{}
 	}
-	bound := c.SeenWithin
-	if bound == 0 {
-		bound = DefaultSeenWithin
-	}
-	return sql.NullFloat64{Float64: bound.Seconds(), Valid: true}
+	return sql.NullFloat64{Float64: c.seenWithin().Seconds(), Valid: true}
 }
 
 func (c *Client) request(req Request) Request {
