@@ -2,7 +2,8 @@ package provisioning
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The read path's statements: every one that writes the job's tables from
@@ -22,7 +23,7 @@ import (
 // branches on a parameter: each has one plan, which PostgreSQL can keep
 // generic. Both count each candidate binding's active instances in KEB's
 // instances table at the moment KEB asks, by binding, through the index
-// KEB adds (KEBIndexMigrationUp): the cost is the GA's own bindings and
+// KEB adds (schema.KEBIndexUp): the cost is the GA's own bindings and
 // their clusters, whatever other GAs do.
 //
 // Why a pick is safe under READ COMMITTED, with many KEB replicas picking
@@ -83,7 +84,7 @@ grp AS MATERIALIZED (
 pending AS (
     SELECT r.binding_name, count(*) AS n
     FROM %[1]s.binding_reservations r
-    JOIN instances i ON i.instance_id = r.instance_id AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.instance_id = r.instance_id AND i.` + schema.ActiveInstance + `
                     AND coalesce(i.subscription_secret_name, '') = ''
     WHERE r.binding_name IN (SELECT binding_name FROM grp)
     GROUP BY r.binding_name
@@ -140,7 +141,7 @@ const dedicatedPick = `
 placed AS (
     SELECT g.binding_name, count(*) FILTER (WHERE %[2]s = $4) AS mine
     FROM grp g
-    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + schema.ActiveInstance + `
     GROUP BY g.binding_name
 ),
 load AS (
@@ -192,7 +193,7 @@ const sharedPick = `
 placed AS (
     SELECT g.binding_name, count(*) AS n
     FROM grp g
-    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + schema.ActiveInstance + `
     GROUP BY g.binding_name
 ),
 picked AS MATERIALIZED (
@@ -210,26 +211,19 @@ picked AS MATERIALIZED (
 type pickTexts struct{ dedicated, shared string }
 
 // pickSQL returns the picks for schema.
-func pickSQL(schema string) (pickTexts, error) {
-	if err := CheckSchema(schema); err != nil {
+func pickSQL(name string) (pickTexts, error) {
+	if err := schema.Check(name); err != nil {
 		return pickTexts{}, err
 	}
-	s := schemaOrDefault(schema)
+	s := schema.OrDefault(name)
 	return pickTexts{
 		dedicated: fmt.Sprintf(pickCommon, s, "$5", "c.global_account_id = $4", "$9") +
-			fmt.Sprintf(dedicatedPick, s, OwnerSQL("i")) +
+			fmt.Sprintf(dedicatedPick, s, schema.Owner("i")) +
 			fmt.Sprintf(pickReserve, s, "$4") + fmt.Sprintf(dedicatedResult, s),
 		shared: fmt.Sprintf(pickCommon, s, "$4", "c.global_account_id = ''", "$5") +
 			fmt.Sprintf(sharedPick, s) +
 			fmt.Sprintf(pickReserve, s, "''"),
 	}, nil
-}
-
-// NextBindingSQL returns the two statements a pick runs for schema: the
-// one for a GA's own bindings and the one for a shared pool.
-func NextBindingSQL(schema string) (dedicated, shared string, err error) {
-	t, err := pickSQL(schema)
-	return t.dedicated, t.shared, err
 }
 
 // releaseVoidTemplate drops instance $1's void reservation and takes it
@@ -260,11 +254,11 @@ ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = w.withdrawn_at
 RETURNING w.binding_name`
 
 // withdrawSQL returns the withdrawal for schema.
-func withdrawSQL(schema string) (string, error) {
-	if err := CheckSchema(schema); err != nil {
+func withdrawSQL(name string) (string, error) {
+	if err := schema.Check(name); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(withdrawTemplate, schemaOrDefault(schema)), nil
+	return fmt.Sprintf(withdrawTemplate, schema.OrDefault(name)), nil
 }
 
 // recordClaimTemplate lists a freshly claimed binding in the candidate
@@ -389,23 +383,3 @@ WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`
 const abandonLeaseTemplate = `
 DELETE FROM %[1]s.claim_leases
 WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3 AND instance_id = $4`
-
-var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
-// CheckSchema refuses a schema name that is not a plain identifier: it is
-// written into the statements, not passed as a parameter. "" is the
-// default. The job's configuration and its database adapter check the
-// schema with it too, so one rule holds everywhere.
-func CheckSchema(schema string) error {
-	if schema != "" && !identifier.MatchString(schema) {
-		return fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", schema)
-	}
-	return nil
-}
-
-func schemaOrDefault(schema string) string {
-	if schema == "" {
-		return DefaultSchema
-	}
-	return schema
-}

@@ -5,7 +5,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kyma-project/hap-reconciler/internal/app"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 var openForCheck = app.Needs{Gardener: true, Database: true}
@@ -44,10 +44,10 @@ helm test runs it.`,
 				zap.String("limitsAndGuard", res.LimitsAndGuard),
 				zap.Bool("kebIndexForTheReadPath", res.KEBIndex))
 			if !res.KEBIndex {
-				env.Log.Warn("KEB's instances table lacks the index the read path counts through, or holds it INVALID: add provisioning.KEBIndexMigrationUp "+
+				env.Log.Warn("KEB's instances table lacks the index the read path counts through, or holds it INVALID: add schema.KEBIndexUp "+
 					"to KEB's migrations before KEB reads the candidate table, or, after a build that failed, drop the invalid index and run the migration again; "+
 					"until then every pick goes to KEB's live path (docs/keb-adoption.md)",
-					zap.String("index", provisioning.KEBIndexName))
+					zap.String("index", schema.KEBIndexName))
 			}
 			return nil
 		},

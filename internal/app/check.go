@@ -24,7 +24,7 @@ type CheckResult struct {
 	Bindings   int
 	FirstShoot bool
 	// KEBIndex says whether KEB's instances table carries the index the
-	// read path counts through (provisioning.KEBIndexMigrationUp), valid:
+	// read path counts through (schema.KEBIndexUp), valid:
 	// KEB adds it before it reads the table, and until it is there and
 	// valid the read path hands every request to KEB's live path
 	// (provisioning.ErrNoKEBIndex). An index left INVALID by a failed

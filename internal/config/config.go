@@ -11,7 +11,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Config is the whole configuration file.
@@ -120,7 +120,7 @@ type Metrics struct {
 func Default() Config {
 	cfg := Config{
 		Gardener:  Gardener{PageSize: 500, RequestTimeout: Duration{Duration: 30 * time.Second}},
-		Database:  Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
+		Database:  Database{Schema: schema.Default, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
 		Metrics:   Metrics{Listen: ":8080"},
 		Jobs:      jobs.NewSetup(),
 		Providers: rules.DefaultProviders(),

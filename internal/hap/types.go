@@ -4,17 +4,17 @@
 // clock; callers pass `now`.
 package hap
 
-import "github.com/kyma-project/hap-reconciler/provisioning"
+import "github.com/kyma-project/hap-reconciler/provisioning/schema"
 
 // Label keys KEB and the account-cleanup process put on CredentialsBindings,
 // and the label KEB puts on shoots. Those KEB's selectors read are the read
 // path's own, written once there.
 const (
-	LabelHyperscalerType = provisioning.LabelHyperscalerType
-	LabelEUAccess        = provisioning.LabelEUAccess
-	LabelTenantName      = provisioning.LabelTenantName
-	LabelShared          = provisioning.LabelShared
-	LabelDirty           = provisioning.LabelDirty
+	LabelHyperscalerType = schema.LabelHyperscalerType
+	LabelEUAccess        = schema.LabelEUAccess
+	LabelTenantName      = schema.LabelTenantName
+	LabelShared          = schema.LabelShared
+	LabelDirty           = schema.LabelDirty
 	LabelInternal        = "internal"
 	LabelRuntimeID       = "kyma-project.io/runtime-id"
 )

@@ -96,7 +96,7 @@ func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, er
 	if err := b.requested(ctx, instanceID, ga); err != nil {
 		return "", false, err
 	}
-	pick, err := provisioning.Propose(ctx, b.keb, provisioning.Request{
+	pick, err := testbed.Propose(ctx, b.keb, provisioning.Request{
 		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
 	})
 	return pick.Binding, pick.ClaimNew, err
