@@ -415,11 +415,11 @@ func (s *stream) evidence(ctx context.Context, pc pickCase) string {
 		fmt.Fprintf(&b, "\n    row %s db %d shoots %d effective %d limit %d reserved %d (%s) withdrawn %t computed %s",
 			name, db, shoots, effective, limit, reserved, reservations, withdrawn, computed)
 	}
-	if pc.excessBefore != nil {
-		fmt.Fprintf(&b, "\n    shoots beyond KEB's count just before the pick: %v", pc.excessBefore)
-	}
 	if b.Len() == 0 {
 		return "\n    the table has no row for the GA and pool"
+	}
+	if pc.excessBefore != nil {
+		fmt.Fprintf(&b, "\n    shoots beyond KEB's count just before the pick: %v", pc.excessBefore)
 	}
 	return b.String()
 }
