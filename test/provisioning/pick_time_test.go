@@ -164,21 +164,32 @@ func TestASharedPickCountsPlacementsSinceTheSnapshot(t *testing.T) {
 	}
 }
 
-// KEB's claim waited on its mutex and used up the step's deadline: the
-// record must still land, or the GA's next cluster claims a second account.
-func TestASlowClaimIsStillRecorded(t *testing.T) {
+// RecordClaim ends with the caller's context, as every call does: a
+// deadline KEB's claim used up fails the record, which a second call (KEB's
+// retry, or the same step's) makes, once, and the GA's next cluster lands on
+// the claimed binding.
+func TestRecordClaimEndsWithTheCallersContext(t *testing.T) {
 	b := newBed(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-full", 3, 1, limit(3))}, nil)
-	client := provisioning.Client{DB: b.keb, Timeout: 5 * time.Second}
+	client := &provisioning.Client{DB: b.keb, Timeout: 5 * time.Second}
+	defer client.Close()
+	claim := provisioning.Claim{
+		Request:     provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
+		BindingName: "b-claimed", Limit: limit(3),
+	}
 	spent, cancel := context.WithTimeout(testContext(t), time.Nanosecond)
 	defer cancel()
 	<-spent.Done()
-	err := client.RecordClaim(spent, provisioning.Claim{
-		Request:     provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
-		BindingName: "b-claimed", Limit: limit(3),
-	})
-	if err != nil {
-		t.Fatalf("RecordClaim after the caller's deadline passed: %v", err)
+	if err := client.RecordClaim(spent, claim); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("RecordClaim after the caller's deadline passed: %v; want the deadline", err)
+	}
+	if r := b.reserved(t); r["b-claimed"] != 0 {
+		t.Fatalf("a record that ended with its context wrote %v", r)
+	}
+	for range 2 {
+		if err := client.RecordClaim(testContext(t), claim); err != nil {
+			t.Fatalf("RecordClaim with a live context: %v", err)
+		}
 	}
 	if got := b.mustPick(t, "i-2", "ga-a"); got != "b-claimed" {
 		t.Fatalf("next pick: %s, want b-claimed", got)
