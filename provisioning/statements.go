@@ -26,6 +26,20 @@ import (
 // KEB adds (schema.KEBIndexUp): the cost is the GA's own bindings and
 // their clusters, whatever other GAs do.
 //
+// Who writes the candidate table (binding_candidates), so that the job's
+// rewrite and KEB's calls never write the same column of a row:
+//   - the job's rewrite writes every column but picks: the rows, their
+//     values and which bindings are in the table at all;
+//   - a pick and RecordClaim bump picks, and nothing else of a row the job
+//     wrote;
+//   - RecordClaim inserts the row of a binding KEB has just claimed, which
+//     no snapshot lists yet (recorded_claims keeps the rewrite from
+//     removing it until one does), and takes over a row another GA still
+//     held (the account was cleaned and claimed anew).
+// What is reserved on a binding is the reservations' rows, counted where
+// it matters; the column reserved is no longer written (a module of an
+// earlier release still bumps it, which nothing reads).
+//
 // Why a pick is safe under READ COMMITTED, with many KEB replicas picking
 // at once and the job rewriting the table now and then:
 //   - picked locks the chosen row (FOR UPDATE OF c). A concurrent pick that
@@ -102,7 +116,7 @@ reservation AS (
 ),
 bumped AS (
     UPDATE %[1]s.binding_candidates c
-    SET reserved = c.reserved + 1, picks = c.picks + 1
+    SET picks = c.picks + 1
     FROM reservation r
     WHERE c.binding_name = r.binding_name
     RETURNING c.binding_name
@@ -226,22 +240,9 @@ func pickSQL(name string) (pickTexts, error) {
 	}, nil
 }
 
-// releaseVoidTemplate drops instance $1's void reservation and takes it
-// off the counter of the row it was counted on, if that row is still the
-// reservation's GA's and pool's.
+// releaseVoidTemplate drops instance $1's void reservation.
 const releaseVoidTemplate = `
-WITH gone AS (
-    DELETE FROM %[1]s.binding_reservations WHERE instance_id = $1
-    RETURNING binding_name, global_account_id, hyperscaler_type, eu_access
-),
-lowered AS (
-    UPDATE %[1]s.binding_candidates c
-    SET reserved = greatest(c.reserved - 1, 0)
-    FROM gone g
-    WHERE c.binding_name = g.binding_name AND c.global_account_id = g.global_account_id
-      AND c.hyperscaler_type = g.hyperscaler_type AND c.eu_access = g.eu_access
-)
-SELECT count(*) FROM gone`
+DELETE FROM %[1]s.binding_reservations WHERE instance_id = $1`
 
 // withdrawTemplate takes binding $1 out of every pick with reason $2 until
 // a snapshot taken after it shows the binding again (the job's candidates
@@ -322,17 +323,15 @@ reservation AS (
 listed AS (
     INSERT INTO %[1]s.binding_candidates AS c
         (binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
-         effective_count, cluster_limit, headroom, selectable, rank, reserved, computed_at)
+         effective_count, cluster_limit, headroom, selectable, rank, computed_at)
     SELECT r.binding_name, $2, $3, $4, 0, 0, 0, $6::integer, $6::integer, true,
            (SELECT coalesce(max(o.rank), 0) + 1
             FROM %[1]s.binding_candidates o
             WHERE o.global_account_id = $2 AND o.hyperscaler_type = $3 AND o.eu_access = $4),
-           1, now()
+           now()
     FROM reservation r
     ON CONFLICT (binding_name) DO UPDATE
-    SET reserved = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
-                        THEN c.reserved + 1 ELSE 1 END,
-        db_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+    SET db_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
                         THEN c.db_count ELSE 0 END,
         shoot_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
                            THEN c.shoot_count ELSE 0 END,

@@ -111,7 +111,7 @@ func (b *bed) mustPick(t *testing.T, instanceID, ga string) string {
 	return name
 }
 
-// reserved reads the reserved counter of every candidate row.
+// reserved reads, per candidate row, the reservations held on its binding.
 func (b *bed) reserved(t *testing.T) map[string]int {
 	t.Helper()
 	rows, err := b.store.Candidates(testContext(t), hap.AllGlobalAccounts)
