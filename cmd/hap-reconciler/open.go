@@ -83,14 +83,6 @@ func (g *globals) openToRead(ctx context.Context, live bool) (*environment, erro
 	return g.open(ctx, openForStoredReport)
 }
 
-// checkOutput refuses an -o the reading commands do not print.
-func checkOutput(output string) error {
-	if output != "table" && output != "json" {
-		return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
-	}
-	return nil
-}
-
 // checkGardenerFiles refuses, before anything runs, what an export must not
 // do. An export is for analysis: its bindings cannot be relabelled, and it is
 // a picture of the past, so nothing KEB provisions from may be computed from
