@@ -404,6 +404,23 @@ volumes:
   {{- with (include "hap-reconciler.proxyVolumes" $ | trim) }}{{ . | nindent 2 }}{{ end }}
 {{- end -}}
 
+{{/*
+The alerts' rule file, files/alerts.yaml, with each runbook_url at the
+docs of the deployed version: the file links to main, where the sections
+are written, and an SRE following an alert must read the procedure of the
+release that fired it, a section that main may have changed or renamed
+since. The release tag is the chart's appVersion (the release workflow
+refuses a tag that differs). The rest of the file is not templated.
+*/}}
+{{- define "hap-reconciler.alertRules" -}}
+{{- $main := "https://github.com/kyma-project/hap-reconciler/blob/main/docs/runbook.md#" -}}
+{{- $rules := .Files.Get "files/alerts.yaml" -}}
+{{- if not (contains $main $rules) -}}
+{{- fail (printf "files/alerts.yaml: no runbook_url starts %s, which the chart rewrites to the release's tag" $main) -}}
+{{- end -}}
+{{- replace $main (printf "https://github.com/kyma-project/hap-reconciler/blob/%s/docs/runbook.md#" .Chart.AppVersion) $rules -}}
+{{- end -}}
+
 {{/* The arguments every command shares. */}}
 {{- define "hap-reconciler.commonArgs" -}}
 {{- $args := list "--config=/etc/hap-reconciler/config.yaml" (printf "--namespace=%s" (include "hap-reconciler.gardenerNamespace" .)) (printf "--log-level=%s" .Values.hapReconciler.logLevel) -}}
