@@ -99,6 +99,8 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 		if live, _ := cmd.Flags().GetBool("live"); !live {
 			return usageError{fmt.Errorf("--gardener-file: %s reads the job's stored tables unless --live; add --live to decide on the export", cmd.Name())}
 		}
+	case "undo-release":
+		return usageError{errors.New("--gardener-file: undo-release changes the binding in the Gardener API; an export cannot be changed")}
 	case "run":
 		return usageError{errors.New("--gardener-file: run writes the candidate table KEB provisions from and the release clocks, " +
 			"and an export is a picture of the past; analyse it with report --live --gardener-file instead")}

@@ -87,7 +87,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	migrate, version := migrateCmd(g), versionCmd(g)
 	hideInherited(root, migrate, gardenerFlags...)
 	hideInherited(root, version, append([]string{"config", "database-url"}, gardenerFlags...)...)
-	root.AddCommand(migrate, runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), configCmd(g), version)
+	root.AddCommand(migrate, runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), undoReleaseCmd(g), configCmd(g), version)
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil {
