@@ -30,6 +30,11 @@ const AnnotationRelease = "hap-reconciler.kyma-project.io/release"
 // it moves the binding past it, so the update can never land.
 const AnnotationReleaseVoided = "hap-reconciler.kyma-project.io/release-voided"
 
+// AnnotationReleaseUndone names the release an operator undid with
+// `hap-reconciler undo-release`: its dirty label was removed and the
+// binding kept its tenantName.
+const AnnotationReleaseUndone = "hap-reconciler.kyma-project.io/release-undone"
+
 // Pool identifies a set of interchangeable bindings, as KEB's search labels do.
 type Pool struct {
 	HyperscalerType string
