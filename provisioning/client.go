@@ -79,10 +79,12 @@ func (c *Client) timeout() time.Duration {
 }
 
 // trusts says whether pick came from a table that had seen Gardener
-// recently enough to stand without Gardener's confirmation. A ClaimNew or
-// a guard also needs the GA's group whole: none of its rows withdrawn.
+// recently enough to stand without Gardener's confirmation, and rests on
+// rows the snapshot vouches for (Pick's unvouched): a binding no recorded
+// claim wrote; for ClaimNew or a guard, the GA's group whole (none of its
+// rows withdrawn) and no recorded claim in the pool.
 func (c *Client) trusts(pick Pick) bool {
-	if pick.hidden && pick.Binding == "" {
+	if pick.unvouched {
 		return false
 	}
 	bound := c.seenWithin()

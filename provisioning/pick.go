@@ -133,9 +133,11 @@ type Pick struct {
 	// change of Gardener's bindings; seenKnown is false when it never has.
 	seen      time.Duration
 	seenKnown bool
-	// hidden: some of the GA's rows of the pool are withdrawn, so the
-	// table's group may lack a binding Gardener shows as the GA's.
-	hidden bool
+	// unvouched: what the answer rests on is not all the snapshot's, so
+	// the table's seeing Gardener does not vouch for it: for a binding,
+	// a row RecordClaim wrote; for ClaimNew or the guard, a withdrawn row
+	// of the GA's group or a recorded claim in the pool.
+	unvouched bool
 }
 
 // lostRaceAttempts bounds how often a pick asks again after losing a race
@@ -150,6 +152,8 @@ type proposal struct {
 	guarded        sql.NullBool
 	held           sql.NullString
 	withdrawn      sql.NullInt64
+	recordedInPool sql.NullInt64
+	recorded       sql.NullBool
 	age            sql.NullFloat64
 	seenAge        sql.NullFloat64
 	dedicatedPicks bool
@@ -161,6 +165,8 @@ func (p *proposal) columns() map[string]any {
 		cols["guarded"] = &p.guarded
 		cols["held"] = &p.held
 		cols["withdrawn"] = &p.withdrawn
+		cols["recorded_in_pool"] = &p.recordedInPool
+		cols["binding_recorded"] = &p.recorded
 	}
 	return cols
 }
@@ -199,7 +205,7 @@ func (c *Client) pick(ctx context.Context, req Request, reserveWithin sql.NullFl
 			err = scanNamed(rows, p.columns())
 		}
 		tableAge := time.Duration(p.age.Float64 * float64(time.Second))
-		seen := seenOf(p.seenAge, p.withdrawn.Int64 > 0)
+		seen := seenOf(p)
 		switch {
 		case err != nil:
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
@@ -237,11 +243,17 @@ func (c *Client) pick(ctx context.Context, req Request, reserveWithin sql.NullFl
 func (p Pick) SeenAgo() (time.Duration, bool) { return p.seen, p.seenKnown }
 
 // seenOf returns what fills a Pick with the statement's seen_age and
-// whether the GA's group has withdrawn rows.
-func seenOf(age sql.NullFloat64, hidden bool) func(Pick) Pick {
-	return func(p Pick) Pick {
-		p.seen, p.seenKnown, p.hidden = time.Duration(age.Float64*float64(time.Second)), age.Valid, hidden
-		return p
+// whether the snapshot vouches for what the answer rests on (Pick's
+// unvouched).
+func seenOf(p proposal) func(Pick) Pick {
+	return func(pick Pick) Pick {
+		pick.seen, pick.seenKnown = time.Duration(p.seenAge.Float64*float64(time.Second)), p.seenAge.Valid
+		if pick.Binding != "" {
+			pick.unvouched = p.recorded.Bool
+		} else {
+			pick.unvouched = p.withdrawn.Int64 > 0 || p.recordedInPool.Int64 > 0
+		}
+		return pick
 	}
 }
 

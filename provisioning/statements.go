@@ -190,8 +190,18 @@ picked AS MATERIALIZED (
 // them, and Gardener may show one clean and the GA's again (the cleanup
 // and a claim on KEB's live path since the withdrawal), so a ClaimNew or a
 // guard over such a group needs Gardener's list, however recently the
-// table saw Gardener's labels.
+// table saw Gardener's labels. recorded_in_pool counts the claims of the
+// pool (any GA's) whose rows RecordClaim wrote and no snapshot has decided
+// yet, and binding_recorded says whether the answered binding is one: such
+// a row is not the snapshot's, so however recently the table saw Gardener
+// it cannot vouch for it (the binding may be dirty or another GA's since,
+// and another GA's row may hide a binding that is this GA's now).
 const dedicatedResult = `,
+       (SELECT count(*) FROM %[1]s.recorded_claims k
+        WHERE k.hyperscaler_type = $2 AND k.eu_access = $3) AS recorded_in_pool,
+       EXISTS (SELECT 1 FROM %[1]s.recorded_claims k
+               WHERE k.binding_name = coalesce((SELECT binding_name FROM existing WHERE NOT void),
+                                               (SELECT binding_name FROM bumped))) AS binding_recorded,
        (SELECT guarded FROM guard) AS guarded,
        (SELECT string_agg(binding_name, ',' ORDER BY binding_name COLLATE "C") FROM grp) AS held,
        (SELECT count(*) FROM %[1]s.binding_candidates c

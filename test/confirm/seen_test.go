@@ -136,3 +136,63 @@ func TestAClaimNewOverAGroupWithAWithdrawnRowIsConfirmedEvenFromAFreshTable(t *t
 		t.Fatalf("ClaimNew from a fresh table whose group lacks the withdrawn aws-back, which Gardener shows as ga-1's: %v; want ErrClaimedSince, KEB's live path", err)
 	}
 }
+
+// A row RecordClaim wrote is not the snapshot's: until a snapshot decides
+// it, the table's seeing Gardener does not vouch for it. Here ga-1 claimed
+// aws-claimed and recorded it; the free step then marked it dirty and its
+// withdrawal was lost. A pick from a table that saw Gardener just now has
+// Gardener confirm the recorded binding (rejected: dirty) and the ClaimNew
+// that follows in a pool with a recorded claim.
+func TestARecordedClaimIsConfirmedEvenFromAFreshTable(t *testing.T) {
+	l := landscape.New(16)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-claimed", Pool: awsPool})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	s.label("aws-claimed", "tenantName", "ga-1")
+	limit := kebLimit
+	if err := s.client.RecordClaim(s.ctx, provisioning.Claim{Request: s.request(s.requested("ga-1"), "ga-1", awsPool),
+		BindingName: "aws-claimed", Limit: &limit}); err != nil {
+		t.Fatal(err)
+	}
+	s.label("aws-claimed", "dirty", "true")
+	s.seenGardener("now()")
+
+	pick, err := s.client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if err != nil || !pick.ClaimNew || !pick.Confirmed || s.withdrawn("aws-claimed") == "" {
+		t.Fatalf("a pick from a fresh table whose recorded aws-claimed is dirty since: %+v, %v, withdrawn %q; want ClaimNew confirmed by Gardener, aws-claimed rejected and withdrawn",
+			pick, err, s.withdrawn("aws-claimed"))
+	}
+}
+
+// Another GA's recorded claim may hide a binding that is this GA's now
+// (cleaned and claimed on KEB's live path since): a ClaimNew in a pool with
+// a recorded claim is confirmed by Gardener's list however recently the
+// table saw Gardener, and the binding Gardener lists sends KEB to its live
+// path instead of claiming a second account.
+func TestAClaimNewInAPoolWithARecordedClaimIsConfirmedEvenFromAFreshTable(t *testing.T) {
+	l := landscape.New(17)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: "aws-moved", Pool: awsPool})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	s.label("aws-moved", "tenantName", "ga-2")
+	limit := kebLimit
+	if err := s.client.RecordClaim(s.ctx, provisioning.Claim{Request: s.request(s.requested("ga-2"), "ga-2", awsPool),
+		BindingName: "aws-moved", Limit: &limit}); err != nil {
+		t.Fatal(err)
+	}
+	s.label("aws-moved", "tenantName", "ga-1")
+	s.seenGardener("now()")
+
+	_, err := s.client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
+	if !errors.Is(err, provisioning.ErrClaimedSince) {
+		t.Fatalf("ClaimNew from a fresh table where ga-2's recorded aws-moved is ga-1's in Gardener: %v; want ErrClaimedSince, KEB's live path", err)
+	}
+}

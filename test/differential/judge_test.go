@@ -394,7 +394,8 @@ func (s *stream) outstanding(ctx context.Context, names []string, self string) (
 // GA and pool and the reservations on them.
 func (s *stream) evidence(ctx context.Context, pc pickCase) string {
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT c.binding_name, c.db_count, c.shoot_count, c.effective_count, coalesce(c.cluster_limit, -1), c.reserved,
+		SELECT c.binding_name, c.db_count, c.shoot_count, c.effective_count, coalesce(c.cluster_limit, -1),
+		       (SELECT count(*) FROM hap.binding_reservations r WHERE r.binding_name = c.binding_name),
 		       c.computed_at::text, EXISTS (SELECT 1 FROM hap.withdrawn_bindings w WHERE w.binding_name = c.binding_name),
 		       coalesce((SELECT string_agg(r.instance_id, ',') FROM hap.binding_reservations r WHERE r.binding_name = c.binding_name), '')
 		FROM hap.binding_candidates c
