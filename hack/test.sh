@@ -22,6 +22,17 @@ if [ -n "$unformatted" ]; then
 	echo "$unformatted" >&2
 	exit 1
 fi
+echo "==> go mod tidy"
+# go.mod and go.sum as go mod tidy leaves them, in both modules: a
+# dependency marked indirect that the code imports, or a stale checksum,
+# fails here rather than in a release scan.
+for module in . provisioning; do
+	if ! diff=$(cd "$module" && go mod tidy -diff); then
+		echo "go mod tidy would change $module/go.mod or go.sum (run go mod tidy there):" >&2
+		echo "$diff" >&2
+		exit 1
+	fi
+done
 echo "==> go vet"
 go vet ./...
 # The module KEB imports: standard library only, vetted and tested on its own.
