@@ -19,7 +19,7 @@ func newLogger(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
 // JSON an operator pipes on), which log to stderr so the output stays whole.
 func logStream(command string, stdout, stderr io.Writer) io.Writer {
 	switch command {
-	case "report", "pools", "version":
+	case cmdReport, cmdPools, "version":
 		return stderr
 	}
 	return stdout

@@ -83,9 +83,18 @@ func (g *globals) openToRead(ctx context.Context, live bool) (*environment, erro
 	return g.open(ctx, openForStoredReport)
 }
 
+// The reading commands, whose stdout is what they print, and the formats
+// they print in (-o).
+const (
+	cmdReport   = "report"
+	cmdPools    = "pools"
+	outputTable = "table"
+	outputJSON  = "json"
+)
+
 // checkOutput refuses an -o the reading commands do not print.
 func checkOutput(output string) error {
-	if output != "table" && output != "json" {
+	if output != outputTable && output != outputJSON {
 		return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
 	}
 	return nil
@@ -103,7 +112,7 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 	case "serve":
 		return usageError{errors.New("--gardener-file: serve runs the jobs on schedules against the live Gardener API, and an export never changes; " +
 			"use run --dry-run or report --live with an export")}
-	case "report", "pools":
+	case cmdReport, cmdPools:
 		if live, _ := cmd.Flags().GetBool("live"); !live {
 			return usageError{fmt.Errorf("--gardener-file: %s reads the job's stored tables unless --live; add --live to decide on the export", cmd.Name())}
 		}

@@ -21,7 +21,7 @@ func poolsCmd(g *globals) *cobra.Command {
 		provider                                string
 	)
 	cmd := &cobra.Command{
-		Use:   "pools",
+		Use:   cmdPools,
 		Short: "Print every pool hap.rule names with its bindings, clusters and days until it runs out",
 		Long: `Prints one row per pool the rules in hap.rule name (a rule that appends a
 region it does not fix expands to the pools that exist) and per pool bindings
@@ -61,13 +61,13 @@ first digit. A provider KEB would not give the runtime is refused.`,
 			if err != nil {
 				return err
 			}
-			if output == "json" {
+			if output == outputJSON {
 				return report.WritePoolsJSON(g.stdout, rows)
 			}
 			return report.WritePoolsTable(g.stdout, rows)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&output, "output", "o", outputTable, "output format: table or json")
 	cmd.Flags().BoolVar(&live, "live", false, "compute the pools from a fresh snapshot instead of the recorded history; writes nothing")
 	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
 	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
@@ -118,7 +118,7 @@ func (g *globals) evaluateRules(output string, q runtimeQuery) error {
 	}
 	ev := ruleEvaluation{Plan: q.plan, PlatformRegion: q.platformRegion, HyperscalerRegion: q.hyperscalerRegion, ProviderType: providerType,
 		Rule: got.Rule, HyperscalerType: got.Pool.HyperscalerType, EUAccess: got.Pool.EUAccess, Shared: got.Shared}
-	if output == "json" {
+	if output == outputJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false) // rules read "->"

@@ -20,7 +20,7 @@ func reportCmd(g *globals) *cobra.Command {
 		shadow bool
 	)
 	cmd := &cobra.Command{
-		Use:   "report",
+		Use:   cmdReport,
 		Short: "Print, per GA and pool, every binding with its counts, limit, rank and drift",
 		Long: `Reads the job's tables (the candidate table and open drift findings) and prints
 them per GA and pool, with a line on how KEB's own picks compare with the
@@ -59,7 +59,7 @@ agree, and every pick where they part, with both answers and why.`,
 			return write(g, output, rep, rep.WriteTable)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	cmd.Flags().StringVarP(&output, "output", "o", outputTable, "output format: table or json")
 	cmd.Flags().StringVar(&ga, "ga", "", "only this global account")
 	cmd.Flags().BoolVar(&live, "live", false, "compute a fresh snapshot instead of reading the job's tables; writes nothing")
 	cmd.Flags().BoolVar(&shadow, "shadow", false, "print how KEB's own picks compare with the candidate table's answers, with every difference")
@@ -69,7 +69,7 @@ agree, and every pick where they part, with both answers and why.`,
 
 // write prints v as JSON or through table.
 func write(g *globals, output string, v any, table func(io.Writer) error) error {
-	if output == "json" {
+	if output == outputJSON {
 		enc := json.NewEncoder(g.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)

@@ -16,6 +16,13 @@ import (
 // starts from.
 const kebEnvName = "APP.HapMultiHyperscalerAccount"
 
+// The limit fields of the two providers KEB's chart sets under a name
+// envconfig never reads.
+const (
+	fieldLimitsOpenStack = "Limits.OpenStack"
+	fieldLimitsAliCloud  = "Limits.AliCloud"
+)
+
 // kebEnvFields are the fields of MultiAccountConfig in KEB's order, which is
 // the order envconfig reads (and reports errors for) them.
 var kebEnvFields = []string{
@@ -24,18 +31,18 @@ var kebEnvFields = []string{
 	"Limits.AWS",
 	"Limits.GCP",
 	"Limits.Azure",
-	"Limits.OpenStack",
-	"Limits.AliCloud",
+	fieldLimitsOpenStack,
+	fieldLimitsAliCloud,
 	"MinBindingsForGuard",
 }
 
 // providerOfField maps the limit fields to KEB's provider names.
 var providerOfField = map[string]string{
-	"Limits.AWS":       "aws",
-	"Limits.GCP":       "gcp",
-	"Limits.Azure":     "azure",
-	"Limits.OpenStack": "openstack",
-	"Limits.AliCloud":  "alicloud",
+	"Limits.AWS":         "aws",
+	"Limits.GCP":         "gcp",
+	"Limits.Azure":       "azure",
+	fieldLimitsOpenStack: hap.ProviderOpenStack,
+	fieldLimitsAliCloud:  hap.ProviderAliCloud,
 }
 
 // chartVariable is the variable KEB's chart (resources/keb/templates/
@@ -177,7 +184,7 @@ func multiAccountFromEnv(getenv func(string) string, r *hapReader) (*MultiAccoun
 // openstack and alicloud limits: KEB never reads them, so neither does the
 // job. A value of 0 makes no difference (0 falls back to the default).
 func warnChartOnlyVariables(getenv func(string) string, r *hapReader) {
-	for _, field := range []string{"Limits.OpenStack", "Limits.AliCloud"} {
+	for _, field := range []string{fieldLimitsOpenStack, fieldLimitsAliCloud} {
 		variable := chartVariable(field)
 		value := getenv(variable)
 		if n, err := strconv.ParseInt(value, 10, 64); value == "" || (err == nil && n == 0) {
