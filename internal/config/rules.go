@@ -62,8 +62,8 @@ func (c Config) ruleWarnings() []Warning {
 // applyRuleFile reads the rule list from the file KEB reads when the
 // configuration file has none; when both are given and differ, the file
 // named by the configuration wins and a warning says so.
-func applyRuleFile(cfg *Config, getenv func(string) string) error {
-	path := getenv(RuleFileEnv)
+func applyRuleFile(cfg *Config, keb kebConfig) error {
+	path := keb.HapRuleFilePath
 	if path == "" {
 		return nil
 	}
