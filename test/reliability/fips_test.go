@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -46,15 +45,33 @@ func TestTheJobRunsInFIPSOnlyModeOverTLS(t *testing.T) {
 	}
 
 	s.databaseURL = bed.Postgres.TLSURL(plain, caFile)
-	for _, args := range [][]string{{"migrate"}, {"run"}, {"report", "-o", "json"}, {"pools", "-o", "json"}} {
-		cmd, out := s.command(ctx, args...)
-		cmd.Env = append(cmd.Env, "GODEBUG="+testbed.FIPSOnly)
-		if code := exitCode(t, cmd); code != 0 {
-			t.Fatalf("%v in FIPS-only mode over TLS: exit %d\n%s", args, code, out)
-		}
+	s.mustRunEach(t, []string{"GODEBUG=" + testbed.FIPSOnly}, "in FIPS-only mode over TLS",
+		[]string{"migrate"}, []string{"run"}, []string{"report", "-o", "json"}, []string{"pools", "-o", "json"})
+	s.checkWholeRun(t, l)
+}
+
+// A role PostgreSQL asks for MD5 password authentication cannot log in
+// FIPS-only: the job fails as any failed command does, with one error line
+// saying what to change, not with Go's panic and a stack trace.
+func TestAnMD5LoginInFIPSOnlyModeIsAClearError(t *testing.T) {
+	testbed.Require(t)
+	ctx := testContext(t)
+	s := newScene(t, faultLandscape(45), releaseEverythingEmpty)
+	role := s.World.DatabaseName + "_md5"
+	if err := bed.Postgres.CreateMD5Role(ctx, role, jobPassword); err != nil {
+		t.Fatal(err)
 	}
-	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
-	if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
-		t.Errorf("the empty binding was not released: %v", labels)
+	s.databaseURL = bed.Postgres.RoleURL(role, jobPassword, s.World.DatabaseName)
+	cmd, out := s.command(ctx, "migrate")
+	cmd.Env = append(cmd.Env, "GODEBUG="+testbed.FIPSOnly)
+	code := exitCode(t, cmd)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if code != 1 || strings.Contains(out.String(), "goroutine ") || !strings.Contains(last, `"level":"ERROR"`) ||
+		!strings.Contains(last, "MD5 password authentication") || !strings.Contains(last, "SCRAM-SHA-256") {
+		t.Fatalf("migrate as an MD5 role in FIPS-only mode: exit %d, want 1 and one error line naming MD5 and SCRAM-SHA-256\n%s", code, out)
+	}
+	if strings.Contains(out.String(), jobPassword) {
+		t.Errorf("the output shows the password:\n%s", out)
 	}
 }

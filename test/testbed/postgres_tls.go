@@ -17,13 +17,6 @@ import (
 // connections were encrypted (a plain one is refused).
 const TLSOnlyGroup = "tls_only"
 
-// pgHBAWithTLS is pgHBA with TLSOnlyGroup's members refused without TLS;
-// the first matching line wins, so the refusal comes before the password
-// line.
-const pgHBAWithTLS = pgHBATrusted +
-	"hostnossl all +" + TLSOnlyGroup + " 127.0.0.1/32 reject\n" +
-	pgHBAPassword
-
 // ServeTLS turns TLS on: a server certificate for 127.0.0.1 signed by a CA
 // of the bed's own (ECDSA P-256 and SHA-256, algorithms FIPS 140-3
 // approves), ssl=on, and TLSOnlyGroup's members admitted over TLS alone.
@@ -47,11 +40,7 @@ func (p *Postgres) ServeTLS(ctx context.Context) (caFile string, err error) {
 	if err != nil {
 		return "", err
 	}
-	hba := filepath.Join(p.dataDir(), "pg_hba.conf")
-	if err := os.WriteFile(hba, []byte(pgHBAWithTLS), 0o600); err != nil {
-		return "", err
-	}
-	for _, f := range []string{certPath, keyPath, hba} {
+	for _, f := range []string{certPath, keyPath} {
 		if err := os.Chown(f, p.account.uid, p.account.gid); err != nil {
 			return "", fmt.Errorf("hand %s to the server's user: %w", f, err)
 		}
@@ -63,11 +52,14 @@ func (p *Postgres) ServeTLS(ctx context.Context) (caFile string, err error) {
 		"ALTER SYSTEM SET ssl = on",
 		fmt.Sprintf("ALTER SYSTEM SET ssl_cert_file = '%s'", certPath),
 		fmt.Sprintf("ALTER SYSTEM SET ssl_key_file = '%s'", keyPath),
-		"SELECT pg_reload_conf()",
 	} {
 		if err := p.Exec(ctx, "postgres", statement); err != nil {
 			return "", err
 		}
+	}
+	// TLSOnlyGroup's members refused without TLS; addHBARules reloads.
+	if err := p.addHBARules(ctx, "hostnossl all +"+TLSOnlyGroup+" 127.0.0.1/32 reject"); err != nil {
+		return "", err
 	}
 	if err := os.WriteFile(caFile, ca.pem, 0o644); err != nil {
 		return "", err
