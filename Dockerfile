@@ -3,7 +3,8 @@
 # (.git stays out of the build context, so the commit comes in as an argument.)
 # Without Docker, `make image` (hack/build-image.sh, buildah) builds the same
 # layout from scratch: /hap-reconciler as the entrypoint, the CA bundle at
-# /etc/ssl/certs/ca-certificates.crt, user 65532:65532, /tmp, no shell.
+# /etc/ssl/certs/ca-certificates.crt, user 65532:65532, /tmp, no shell,
+# GODEBUG=fips140=only,tlsmlkem=0.
 
 ARG GO_VERSION=1.26
 
@@ -22,11 +23,12 @@ COPY provisioning/go.mod provisioning/
 RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 COPY . .
-# Static binary (no libc in the runtime image), no local paths in it, and
-# the version and commit `hap-reconciler --version` prints.
+# Static binary (no libc in the runtime image), no local paths in it, the
+# Go FIPS 140-3 module, and the version and commit `hap-reconciler --version`
+# prints.
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
+    CGO_ENABLED=0 GOFIPS140=v1.0.0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
     go build -trimpath -ldflags="-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/hap-reconciler ./cmd/hap-reconciler
 
@@ -35,4 +37,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/hap-reconciler /hap-reconciler
 USER 65532:65532
+# FIPS-only: every algorithm from the FIPS 140-3 module, and no hybrid
+# post-quantum key exchange in TLS (not an approved algorithm).
+ENV GODEBUG=fips140=only,tlsmlkem=0
 ENTRYPOINT ["/hap-reconciler"]

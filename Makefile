@@ -8,14 +8,17 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # Where build writes the binary.
 OUT     ?= bin/hap-reconciler
+# The Go FIPS 140-3 module the binary is built with, as Kyma builds its
+# images; the image runs it with GODEBUG=fips140=only,tlsmlkem=0.
+GOFIPS140 ?= v1.0.0
 
 .PHONY: help build image test e2e pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-build: ## build bin/hap-reconciler
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(OUT) ./cmd/hap-reconciler
+build: ## build bin/hap-reconciler (with the FIPS 140-3 module, GOFIPS140=v1.0.0)
+	CGO_ENABLED=0 GOFIPS140=$(GOFIPS140) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(OUT) ./cmd/hap-reconciler
 
 # The image: an OCI image archive, built by buildah without a Docker engine
 # (docs/deployment.md); IMAGE is the name recorded in it.

@@ -4,7 +4,9 @@
 # FROM scratch, the static binary `make build` produces as /hap-reconciler
 # (the entrypoint), Debian's CA bundle at /etc/ssl/certs/ca-certificates.crt,
 # a passwd and group naming the user 65532:65532 (nonroot) the image runs as,
-# /tmp and /home/nonroot. No shell, no package manager. The Dockerfile builds
+# /tmp and /home/nonroot. No shell, no package manager. The binary is built
+# with the FIPS 140-3 module (make build) and the image runs it FIPS-only
+# (GODEBUG=fips140=only,tlsmlkem=0), as Kyma's images. The Dockerfile builds
 # the same layout on distroless for those with Docker.
 #
 # Environment (all optional):
@@ -79,6 +81,7 @@ ctr=$("${bah[@]}" from --arch "$GOARCH" --os linux scratch)
 "${bah[@]}" config \
 	--os linux --arch "$GOARCH" \
 	--user 65532:65532 \
+	--env GODEBUG=fips140=only,tlsmlkem=0 \
 	--workingdir / \
 	--entrypoint '["/hap-reconciler"]' --cmd '' \
 	--created-by "hack/build-image.sh" \

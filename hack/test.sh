@@ -2,7 +2,8 @@
 # The project's test command: prepares the real test bed's parts (PostgreSQL
 # and promtool from Debian; etcd, kube-apiserver, gardener-apiserver and helm
 # built from source and cached outside the repository), then checks
-# formatting, vets and runs every test, integration tests included.
+# formatting, that go.mod is tidy and golangci-lint is clean, vets and runs
+# every test, integration tests included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,22 @@ if [ -n "$unformatted" ]; then
 	echo "$unformatted" >&2
 	exit 1
 fi
+echo "==> go mod tidy"
+# go.mod and go.sum as go mod tidy leaves them, in both modules: a
+# dependency marked indirect that the code imports, or a stale checksum,
+# fails here rather than in a release scan.
+for module in . provisioning; do
+	if ! diff=$(cd "$module" && go mod tidy -diff); then
+		echo "go mod tidy would change $module/go.mod or go.sum (run go mod tidy there):" >&2
+		echo "$diff" >&2
+		exit 1
+	fi
+done
+echo "==> golangci-lint"
+# KEB's linters (.golangci.yml), on both modules.
+golangci_lint=$(bash hack/install-golangci-lint.sh)
+"$golangci_lint" run ./...
+(cd provisioning && "$golangci_lint" run --config ../.golangci.yml ./...)
 echo "==> go vet"
 go vet ./...
 # The module KEB imports: standard library only, vetted and tested on its own.

@@ -27,22 +27,23 @@ func (req Request) tenantSelector() string {
 // label KEB requires absent must be absent whatever its value, and a label
 // it requires "true" must be exactly that, as a label selector reads them.
 func (req Request) rejects(b Binding) string {
+	const required = "true" // the one value of a label KEB's selector requires
 	label := func(key string) (string, bool) { v, ok := b.Labels[key]; return v, ok }
 	if v, _ := label(schema.LabelHyperscalerType); v != req.HyperscalerType {
 		return fmt.Sprintf("its %s is %q, not %q", schema.LabelHyperscalerType, v, req.HyperscalerType)
 	}
-	if v, ok := label(schema.LabelEUAccess); req.EUAccess && v != "true" {
+	if v, ok := label(schema.LabelEUAccess); req.EUAccess && v != required {
 		return fmt.Sprintf("it is not in the EU access pool (%s %q)", schema.LabelEUAccess, v)
 	} else if !req.EUAccess && ok {
 		return fmt.Sprintf("it is in no pool outside EU access (%s %q)", schema.LabelEUAccess, v)
 	}
 	shared, _ := label(schema.LabelShared)
 	if req.GlobalAccountID == "" {
-		if shared != "true" {
+		if shared != required {
 			return fmt.Sprintf("it is not shared (%s %q)", schema.LabelShared, shared)
 		}
 	} else {
-		if shared == "true" {
+		if shared == required {
 			return "it is shared"
 		}
 		if v, ok := label(schema.LabelDirty); ok {

@@ -83,6 +83,12 @@ func (g *globals) openToRead(ctx context.Context, live bool) (*environment, erro
 	return g.open(ctx, openForStoredReport)
 }
 
+// The reading commands, whose stdout is what they print.
+const (
+	cmdReport = "report"
+	cmdPools  = "pools"
+)
+
 // checkGardenerFiles refuses, before anything runs, what an export must not
 // do. An export is for analysis: its bindings cannot be relabelled, and it is
 // a picture of the past, so nothing KEB provisions from may be computed from
@@ -95,7 +101,7 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 	case "serve":
 		return usageError{errors.New("--gardener-file: serve runs the jobs on schedules against the live Gardener API, and an export never changes; " +
 			"use run --dry-run or report --live with an export")}
-	case "report", "pools":
+	case cmdReport, cmdPools:
 		if live, _ := cmd.Flags().GetBool("live"); !live {
 			return usageError{fmt.Errorf("--gardener-file: %s reads the job's stored tables unless --live; add --live to decide on the export", cmd.Name())}
 		}

@@ -21,7 +21,7 @@ func poolsCmd(g *globals) *cobra.Command {
 		provider                                string
 	)
 	cmd := &cobra.Command{
-		Use:   "pools",
+		Use:   cmdPools,
 		Short: "Print every pool hap.rule names with its bindings, clusters and days until it runs out",
 		Long: `Prints one row per pool the rules in hap.rule name (a rule that appends a
 region it does not fix expands to the pools that exist) and per pool bindings

@@ -56,6 +56,9 @@ func TestPoolsPlanTakesTheProviderKEBGivesTheRuntime(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			args := append([]string{"pools", "-o", "json", "--config", config}, tc.args...)
+			for k, v := range tc.env { // KEB's variables, where KEB's parser reads them
+				t.Setenv(k, v)
+			}
 			code := execute(context.Background(), args, &out, &errOut, func(k string) string { return tc.env[k] })
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.code, errOut.String())

@@ -18,7 +18,7 @@ func reportCmd(g *globals) *cobra.Command {
 		shadow bool
 	)
 	cmd := &cobra.Command{
-		Use:   "report",
+		Use:   cmdReport,
 		Short: "Print, per GA and pool, every binding with its counts, limit, rank and drift",
 		Long: `Reads the job's tables (the candidate table and open drift findings) and prints
 them per GA and pool, with a line on how KEB's own picks compare with the

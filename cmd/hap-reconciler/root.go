@@ -141,7 +141,7 @@ func withArgsRedacted(err error, args []string) error {
 // and rules, each job's settings, the schedules: config.LoadWithEnv), and
 // applies the flags that override it. Everything after reads the result.
 func (g *globals) load() (config.Config, error) {
-	cfg, err := config.LoadWithEnv(g.configFile, g.getenv)
+	cfg, err := config.LoadWithEnv(g.configFile)
 	if err != nil {
 		return cfg, err
 	}

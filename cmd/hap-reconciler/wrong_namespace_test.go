@@ -106,6 +106,11 @@ func (s *scene) withEnv(t *testing.T, env map[string]string, args ...string) (in
 	writeFile(t, noPolicy, noPolicyConfig)
 	var out, errOut bytes.Buffer
 	args = append(append(args, s.Flags()...), "--config", noPolicy)
+	// KEB's variables are read where KEB's parser reads them, in the
+	// process environment.
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
 	code := execute(testContext(t), args, &out, &errOut, func(k string) string { return env[k] })
 	return code, out.String() + errOut.String()
 }

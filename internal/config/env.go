@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,30 +13,44 @@ import (
 
 // KEB reads its multi-account settings (MultiAccountConfig) with
 // github.com/vrischmann/envconfig v1.4.1 under the prefix APP, as its field
-// HapMultiHyperscalerAccount; kebEnvName is the dotted name envconfig
-// starts from.
-const kebEnvName = "APP.HapMultiHyperscalerAccount"
+// HapMultiHyperscalerAccount; the job reads them with the same library
+// (kebConfig). kebEnvName is the dotted name envconfig starts from.
+const kebEnvName = kebPrefix + ".HapMultiHyperscalerAccount"
+
+// The fields of MultiAccountConfig, by their dotted names under
+// kebEnvName. KEB's chart sets OpenStack's and AliCloud's limits under a
+// name envconfig never reads.
+const (
+	fieldAllowedGlobalAccounts = "AllowedGlobalAccounts"
+	fieldLimitsDefault         = "Limits.Default"
+	fieldLimitsAWS             = "Limits.AWS"
+	fieldLimitsGCP             = "Limits.GCP"
+	fieldLimitsAzure           = "Limits.Azure"
+	fieldLimitsOpenStack       = "Limits.OpenStack"
+	fieldLimitsAliCloud        = "Limits.AliCloud"
+	fieldMinBindingsForGuard   = "MinBindingsForGuard"
+)
 
 // kebEnvFields are the fields of MultiAccountConfig in KEB's order, which is
 // the order envconfig reads (and reports errors for) them.
 var kebEnvFields = []string{
-	"AllowedGlobalAccounts",
-	"Limits.Default",
-	"Limits.AWS",
-	"Limits.GCP",
-	"Limits.Azure",
-	"Limits.OpenStack",
-	"Limits.AliCloud",
-	"MinBindingsForGuard",
+	fieldAllowedGlobalAccounts,
+	fieldLimitsDefault,
+	fieldLimitsAWS,
+	fieldLimitsGCP,
+	fieldLimitsAzure,
+	fieldLimitsOpenStack,
+	fieldLimitsAliCloud,
+	fieldMinBindingsForGuard,
 }
 
 // providerOfField maps the limit fields to KEB's provider names.
 var providerOfField = map[string]string{
-	"Limits.AWS":       "aws",
-	"Limits.GCP":       "gcp",
-	"Limits.Azure":     "azure",
-	"Limits.OpenStack": "openstack",
-	"Limits.AliCloud":  "alicloud",
+	fieldLimitsAWS:       hap.ProviderAWS,
+	fieldLimitsGCP:       hap.ProviderGCP,
+	fieldLimitsAzure:     hap.ProviderAzure,
+	fieldLimitsOpenStack: hap.ProviderOpenStack,
+	fieldLimitsAliCloud:  hap.ProviderAliCloud,
 }
 
 // chartVariable is the variable KEB's chart (resources/keb/templates/
@@ -47,14 +62,16 @@ func chartVariable(field string) string {
 }
 
 // envKeys returns the environment variables envconfig v1.4.1 looks a field
-// up under, in the order it tries them (the first non-empty one wins). It
-// reproduces makeAllPossibleKeys in envconfig.go of
-// github.com/vrischmann/envconfig@v1.4.1, for a field without a custom
-// name: each dot becomes an underscore; one spelling also puts an underscore
-// before an upper-case letter at index 2 or later (counting from the start
-// of the whole dotted name) whose next or previous letter is lower-case,
-// unless a dot was just written; both spellings are taken upper- and
-// lower-case; duplicates go; the rest is sorted.
+// up under, in the order it tries them (the first non-empty one wins), for
+// naming the variable a value came from: envconfig reads the values
+// (kebConfig) but does not say which spelling it took, and its key rule is
+// unexported. It follows makeAllPossibleKeys in envconfig.go, for a field
+// without a custom name, and a test holds it to the library: each dot
+// becomes an underscore; one spelling also puts an underscore before an
+// upper-case letter at index 2 or later (counting from the start of the
+// whole dotted name) whose next or previous letter is lower-case, unless a
+// dot was just written; both spellings are taken upper- and lower-case;
+// duplicates go; the rest is sorted.
 func envKeys(name string) []string {
 	split, plain := envSpellings(name)
 	set := map[string]bool{
@@ -102,18 +119,18 @@ func envSpellings(name string) (split, plain string) {
 	return a.String(), b.String()
 }
 
-// lookupKEB returns the first non-empty variable envconfig would read for
-// the field, with its value; "" when none is set (an empty value counts as
-// not set).
-func lookupKEB(getenv func(string) string, field string) (variable, value string) {
-	return lookupEnvconfig(getenv, kebEnvName+"."+field)
+// lookupKEB returns the first non-empty variable envconfig reads for the
+// field, with its value; "" when none is set (an empty value counts as not
+// set).
+func lookupKEB(field string) (variable, value string) {
+	return lookupEnvconfig(kebEnvName + "." + field)
 }
 
-// lookupEnvconfig returns the first non-empty variable envconfig would read
-// for the dotted field name, with its value.
-func lookupEnvconfig(getenv func(string) string, name string) (variable, value string) {
+// lookupEnvconfig returns the first non-empty variable envconfig reads for
+// the dotted field name, with its value.
+func lookupEnvconfig(name string) (variable, value string) {
 	for _, key := range envKeys(name) {
-		if v := getenv(key); v != "" {
+		if v := os.Getenv(key); v != "" {
 			return key, v
 		}
 	}
@@ -122,51 +139,53 @@ func lookupEnvconfig(getenv func(string) string, name string) (variable, value s
 
 // kebVariablesSet returns the variables of KEB's multi-account settings that
 // are set, in KEB's field order.
-func kebVariablesSet(getenv func(string) string) []string {
+func kebVariablesSet() []string {
 	var set []string
 	for _, field := range kebEnvFields {
-		if variable, _ := lookupKEB(getenv, field); variable != "" {
+		if variable, _ := lookupKEB(field); variable != "" {
 			set = append(set, variable)
 		}
 	}
 	return set
 }
 
-// multiAccountFromEnv builds the multi-account settings from KEB's
-// variables as KEB's envconfig reads them: the allowlist comma-separated,
-// the numbers as base-10 integers, Default 999999 and everything else 0 when
-// not set. Values KEB would accept but that make no sense (negative
-// numbers) are refused as in the file.
-func multiAccountFromEnv(getenv func(string) string, r *hapReader) (*MultiAccount, error) {
-	out := &MultiAccount{Limits: Limits{Default: hap.NoLimit, Providers: map[string]int{}}}
-	for _, field := range kebEnvFields {
-		variable, value := lookupKEB(getenv, field)
+// multiAccountFromEnv builds the multi-account settings from what envconfig
+// read of KEB's variables (c): the allowlist as envconfig split it, the
+// numbers as envconfig parses an int (strconv.ParseInt, base 10), with
+// KEB's defaults (Default 999999, the guard 0, the rest 0). Values KEB would
+// accept but that make no sense (negative numbers) are refused as in the
+// file, naming the variable.
+func multiAccountFromEnv(c kebConfig, r *hapReader) (*MultiAccount, error) {
+	out := &MultiAccount{Limits: Limits{Providers: map[string]int{}}}
+	if variable, _ := lookupKEB(fieldAllowedGlobalAccounts); variable != "" {
+		out.AllowedGlobalAccounts = c.HapMultiHyperscalerAccount.AllowedGlobalAccounts
+		for i, ga := range out.AllowedGlobalAccounts {
+			r.checkAllowed(variable+"["+strconv.Itoa(i)+"]", ga)
+		}
+	}
+	for _, field := range kebEnvFields[1:] {
+		text := c.number(field)
+		if text == "" {
+			continue // optional and not set
+		}
+		variable, _ := lookupKEB(field)
 		if variable == "" {
-			continue
+			variable = envName(kebEnvName + "." + field) // not set: KEB's default
+		}
+		what := "clusters"
+		if field == fieldMinBindingsForGuard {
+			what = "bindings"
+		}
+		n, err := envInt(variable, text, what)
+		if err != nil {
+			return nil, err
 		}
 		switch field {
-		case "AllowedGlobalAccounts":
-			out.AllowedGlobalAccounts = splitEnvList(value)
-			for i, ga := range out.AllowedGlobalAccounts {
-				r.checkAllowed(variable+"["+strconv.Itoa(i)+"]", ga)
-			}
-		case "MinBindingsForGuard":
-			n, err := envInt(variable, value, "bindings")
-			if err != nil {
-				return nil, err
-			}
+		case fieldMinBindingsForGuard:
 			out.MinBindingsForGuard = n
-		case "Limits.Default":
-			n, err := envInt(variable, value, "clusters")
-			if err != nil {
-				return nil, err
-			}
+		case fieldLimitsDefault:
 			out.Limits.Default = n
 		default:
-			n, err := envInt(variable, value, "clusters")
-			if err != nil {
-				return nil, err
-			}
 			out.Limits.Providers[providerOfField[field]] = n
 		}
 	}
@@ -176,10 +195,10 @@ func multiAccountFromEnv(getenv func(string) string, r *hapReader) (*MultiAccoun
 // warnChartOnlyVariables warns about the variables KEB's chart sets for the
 // openstack and alicloud limits: KEB never reads them, so neither does the
 // job. A value of 0 makes no difference (0 falls back to the default).
-func warnChartOnlyVariables(getenv func(string) string, r *hapReader) {
-	for _, field := range []string{"Limits.OpenStack", "Limits.AliCloud"} {
+func warnChartOnlyVariables(r *hapReader) {
+	for _, field := range []string{fieldLimitsOpenStack, fieldLimitsAliCloud} {
 		variable := chartVariable(field)
-		value := getenv(variable)
+		value := os.Getenv(variable)
 		if n, err := strconv.ParseInt(value, 10, 64); value == "" || (err == nil && n == 0) {
 			continue
 		}
@@ -199,28 +218,6 @@ func envInt(variable, value, what string) (int, error) {
 		return 0, invalid(variable, value, "must be at most %d", maxCount)
 	}
 	return int(n), nil
-}
-
-// splitEnvList splits a list variable as envconfig v1.4.1 does (slice.go):
-// at every comma outside braces, keeping empty items and spaces.
-func splitEnvList(value string) []string {
-	var out []string
-	var item strings.Builder
-	inBraces := false
-	for _, r := range value {
-		switch {
-		case r == '{':
-			inBraces = true
-		case r == '}':
-			inBraces = false
-		case r == ',' && !inBraces:
-			out = append(out, item.String())
-			item.Reset()
-			continue
-		}
-		item.WriteRune(r)
-	}
-	return append(out, item.String())
 }
 
 // environmentSource describes the variables read, for the start-up log.

@@ -24,8 +24,8 @@ const (
 // ..._LIMITS_OPEN_STACK and ..._LIMITS_ALI_CLOUD (see envKeys), while KEB's
 // chart sets ..._LIMITS_OPENSTACK and ..._LIMITS_ALICLOUD.
 var notReadByKEB = map[string]string{
-	"openstack": "Limits.OpenStack",
-	"alicloud":  "Limits.AliCloud",
+	hap.ProviderOpenStack: fieldLimitsOpenStack,
+	hap.ProviderAliCloud:  fieldLimitsAliCloud,
 }
 
 // hapReader reads KEB's `hap` block from the decoded document. Unlike the
@@ -53,7 +53,7 @@ func (r *hapReader) readHAP(node any) (HAP, error) {
 	for _, key := range sortedKeys(m) {
 		switch value := m[key]; key {
 		case "rule":
-			if h.Rule, err = stringList("hap.rule", value, "must be a list of rules such as aws(PR=cf-eu11) -> EU"); err != nil {
+			if h.Rule, err = stringList(keyHapRule, value, "must be a list of rules such as aws(PR=cf-eu11) -> EU"); err != nil {
 				return h, err
 			}
 		case "multiHyperscalerAccount":

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -10,9 +11,30 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// env is a fake environment for LoadWithEnv.
-func env(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
+// loadWithEnv is LoadWithEnv with exactly vars of KEB's variables in the
+// process environment, where envconfig reads them; the environment is
+// restored when the test ends.
+func loadWithEnv(t *testing.T, path string, vars map[string]string) (Config, error) {
+	t.Helper()
+	unsetKEBVariables(t)
+	for k, v := range vars {
+		t.Setenv(k, v)
+	}
+	return LoadWithEnv(path)
+}
+
+// unsetKEBVariables unsets every APP_ variable, in any case, until the test
+// ends.
+func unsetKEBVariables(t *testing.T) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(name), kebPrefix+"_") {
+			t.Setenv(name, "")
+			if err := os.Unsetenv(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // limitsOf returns every limit the policy applies, as the start-up log
@@ -183,7 +205,7 @@ func TestKEBsVariablesGiveThePolicyOfTheEquivalentFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fromEnv, err := LoadWithEnv(write(t, "namespace: garden-kyma\n"), env(tc.vars))
+			fromEnv, err := loadWithEnv(t, write(t, "namespace: garden-kyma\n"), tc.vars)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +228,7 @@ func TestKEBsVariablesGiveThePolicyOfTheEquivalentFile(t *testing.T) {
 // among spellings, and envconfig's list splitting.
 func TestKEBsVariablesAsEnvconfigReadsThem(t *testing.T) {
 	const v = "APP_HAP_MULTI_HYPERSCALER_ACCOUNT_"
-	cfg, err := LoadWithEnv("", env(map[string]string{
+	cfg, err := loadWithEnv(t, "", map[string]string{
 		v + "ALLOWED_GLOBAL_ACCOUNTS": "ga-1, ga-2,,{ga-3,ga-4}",
 		v + "LIMITS_DEFAULT":          "3",
 		v + "LIMITS_OPEN_STACK":       "9",
@@ -216,7 +238,7 @@ func TestKEBsVariablesAsEnvconfigReadsThem(t *testing.T) {
 		v + "LIMITS_AWS": "5",
 		"APP_HAPMULTIHYPERSCALERACCOUNT_LIMITS_AWS":      "6",
 		"APP_HAP_MULTI_HYPERSCALER_ACCOUNT_LIMITS_AZURE": "+2",
-	}))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +260,12 @@ func TestKEBsVariablesAsEnvconfigReadsThem(t *testing.T) {
 
 func TestTheChartsOpenstackAndAlicloudVariablesAreIgnored(t *testing.T) {
 	const v = "APP_HAP_MULTI_HYPERSCALER_ACCOUNT_"
-	cfg, err := LoadWithEnv("", env(map[string]string{
+	cfg, err := loadWithEnv(t, "", map[string]string{
 		v + "ALLOWED_GLOBAL_ACCOUNTS": "*",
 		v + "LIMITS_DEFAULT":          "3",
 		v + "LIMITS_OPENSTACK":        "100",
 		v + "LIMITS_ALICLOUD":         "0", // makes no difference: no warning
-	}))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,8 +279,7 @@ func TestTheChartsOpenstackAndAlicloudVariablesAreIgnored(t *testing.T) {
 	}
 
 	// Alone they are no source: envconfig never reads them.
-	cfg, err = LoadWithEnv(write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [ga]\n"),
-		env(map[string]string{v + "LIMITS_ALICLOUD": "5"}))
+	cfg, err = loadWithEnv(t, write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [ga]\n"), map[string]string{v + "LIMITS_ALICLOUD": "5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +290,7 @@ func TestTheChartsOpenstackAndAlicloudVariablesAreIgnored(t *testing.T) {
 
 func TestFileBlockAndKEBsVariablesTogetherAreRefused(t *testing.T) {
 	path := write(t, "hap:\n  multiHyperscalerAccount:\n    allowedGlobalAccounts: [ga]\n")
-	_, err := LoadWithEnv(path, env(map[string]string{"app_hap_multi_hyperscaler_account_limits_default": "4"}))
+	_, err := loadWithEnv(t, path, map[string]string{"app_hap_multi_hyperscaler_account_limits_default": "4"})
 	var cfgErr *Error
 	if !errors.As(err, &cfgErr) {
 		t.Fatalf("want a configuration error, got %v", err)
@@ -281,7 +302,7 @@ func TestFileBlockAndKEBsVariablesTogetherAreRefused(t *testing.T) {
 	}
 	// A hap block without multiHyperscalerAccount leaves the variables the
 	// only source.
-	cfg, err := LoadWithEnv(write(t, "hap:\n  rule: [aws]\n"), env(map[string]string{"app_hap_multi_hyperscaler_account_limits_default": "4"}))
+	cfg, err := loadWithEnv(t, write(t, "hap:\n  rule: [aws]\n"), map[string]string{"app_hap_multi_hyperscaler_account_limits_default": "4"})
 	if err != nil || cfg.Policy().LimitForProvider("aws") != 4 {
 		t.Fatalf("%v, policy %+v", err, cfg.Policy())
 	}
@@ -296,7 +317,7 @@ func TestBadKEBVariableNamesVariableAndValue(t *testing.T) {
 		{"APP_HAP_MULTI_HYPERSCALER_ACCOUNT_LIMITS_ALI_CLOUD", "99999999999", "at most"},
 		{"APP_HAP_MULTI_HYPERSCALER_ACCOUNT_MIN_BINDINGS_FOR_GUARD", "two", "whole number of bindings"},
 	} {
-		_, err := LoadWithEnv("", env(map[string]string{tc.variable: tc.value}))
+		_, err := loadWithEnv(t, "", map[string]string{tc.variable: tc.value})
 		var cfgErr *Error
 		if !errors.As(err, &cfgErr) {
 			t.Errorf("%s=%q: want a configuration error, got %v", tc.variable, tc.value, err)
@@ -355,6 +376,25 @@ func TestEnvKeysFollowEnvconfig(t *testing.T) {
 		if got := envKeys(tc.name); !slices.Equal(got, tc.want) {
 			t.Errorf("envKeys(%q)\n got %q\nwant %q", tc.name, got, tc.want)
 		}
+		// The library itself reads each spelling, alone, for KEB's fields.
+		field, ok := strings.CutPrefix(tc.name, p)
+		if !ok {
+			continue
+		}
+		for _, key := range tc.want {
+			value := "7"
+			if field == "AllowedGlobalAccounts" {
+				value = "ga-7"
+			}
+			if got := readOneVariable(t, key, value, field); got != value {
+				t.Errorf("envconfig with only %s=%s set reads %s as %q", key, value, field, got)
+			}
+		}
+	}
+	for _, field := range []string{"Limits.OpenStack", "Limits.AliCloud"} {
+		if got := readOneVariable(t, chartVariable(field), "7", field); got != "" {
+			t.Errorf("envconfig reads the chart's %s as %s: %q", chartVariable(field), field, got)
+		}
 	}
 	for _, field := range []string{"Limits.OpenStack", "Limits.AliCloud"} {
 		if slices.Contains(envKeys(kebEnvName+"."+field), chartVariable(field)) {
@@ -368,7 +408,9 @@ func TestEnvKeysFollowEnvconfig(t *testing.T) {
 	}
 }
 
-func TestSplitEnvListAsEnvconfig(t *testing.T) {
+// The allowlist split as KEB's envconfig splits it: at every comma outside
+// braces, keeping empty items and spaces.
+func TestAllowlistSplitAsEnvconfig(t *testing.T) {
 	for value, want := range map[string][]string{
 		"a":         {"a"},
 		"a,b":       {"a", "b"},
@@ -378,8 +420,36 @@ func TestSplitEnvListAsEnvconfig(t *testing.T) {
 		"{a,b},c":   {"{a,b}", "c"},
 		"{a,b}}c,d": {"{a,b}}c", "d"},
 	} {
-		if got := splitEnvList(value); !slices.Equal(got, want) {
-			t.Errorf("splitEnvList(%q) = %q, want %q", value, got, want)
+		cfg, err := loadWithEnv(t, "", map[string]string{"APP_HAP_MULTI_HYPERSCALER_ACCOUNT_ALLOWED_GLOBAL_ACCOUNTS": value})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.HAP.MultiHyperscalerAccount.AllowedGlobalAccounts; !slices.Equal(got, want) {
+			t.Errorf("%q is read as %q, want %q", value, got, want)
 		}
 	}
+}
+
+// readOneVariable sets key=value alone among KEB's variables and returns
+// what envconfig reads into KEB's field: the allowlist joined by commas, a
+// number's text ("" when it read none; a default does not count).
+func readOneVariable(t *testing.T, key, value, field string) string {
+	t.Helper()
+	unsetKEBVariables(t)
+	unset, err := readKEBConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(key, value)
+	c, err := readKEBConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if field == "AllowedGlobalAccounts" {
+		return strings.Join(c.HapMultiHyperscalerAccount.AllowedGlobalAccounts, ",")
+	}
+	if got := c.number(field); got != unset.number(field) {
+		return got
+	}
+	return ""
 }

@@ -17,14 +17,16 @@ import (
 // Load reads the file at path over the defaults and validates the result.
 // An empty path means the defaults alone. It does not look at the
 // environment; LoadWithEnv does.
-func Load(path string) (Config, error) { return LoadWithEnv(path, nil) }
+func Load(path string) (Config, error) { return load(path, false) }
 
-// LoadWithEnv is Load, plus KEB's own variables for its multi-account
-// settings (APP_HAP_MULTI_HYPERSCALER_ACCOUNT_..., read as KEB reads them)
-// when the file has no hap.multiHyperscalerAccount block. Both at once are
-// refused. getenv returns "" for a variable that is not set; nil means an
-// empty environment.
-func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
+// LoadWithEnv is Load, plus KEB's own variables from the process
+// environment, read by KEB's own parser (envconfig, kebConfig): its
+// multi-account settings (APP_HAP_MULTI_HYPERSCALER_ACCOUNT_...) when the
+// file has no hap.multiHyperscalerAccount block (both at once are refused),
+// its default trial provider and its rule file.
+func LoadWithEnv(path string) (Config, error) { return load(path, true) }
+
+func load(path string, withEnv bool) (Config, error) {
 	cfg := Default()
 	if path != "" {
 		raw, err := os.ReadFile(path)
@@ -38,15 +40,10 @@ func LoadWithEnv(path string, getenv func(string) string) (Config, error) {
 			cfg.PolicySource = SourceFile + " " + path
 		}
 	}
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	if err := applyEnv(&cfg, getenv); err != nil {
-		return cfg, err
-	}
-	applyTrialProvider(&cfg, getenv)
-	if err := applyRuleFile(&cfg, getenv); err != nil {
-		return cfg, err
+	if withEnv {
+		if err := applyKEBsVariables(&cfg); err != nil {
+			return cfg, err
+		}
 	}
 	if err := cfg.Resolve(); err != nil {
 		return cfg, err
@@ -61,13 +58,27 @@ const (
 	SourceEnvironment = "environment"
 )
 
+// applyKEBsVariables applies what KEB's variables say, read as KEB reads
+// them.
+func applyKEBsVariables(cfg *Config) error {
+	keb, err := readKEBConfig()
+	if err != nil {
+		return err
+	}
+	if err := applyEnv(cfg, keb); err != nil {
+		return err
+	}
+	applyTrialProvider(cfg, keb)
+	return applyRuleFile(cfg, keb)
+}
+
 // applyEnv takes KEB's multi-account variables when the file has no block.
-func applyEnv(cfg *Config, getenv func(string) string) error {
+func applyEnv(cfg *Config, keb kebConfig) error {
 	r := &hapReader{}
-	warnChartOnlyVariables(getenv, r)
+	warnChartOnlyVariables(r)
 	cfg.Warnings = append(cfg.Warnings, r.warnings...)
 	r.warnings = nil
-	set := kebVariablesSet(getenv)
+	set := kebVariablesSet()
 	if len(set) == 0 {
 		return nil
 	}
@@ -75,7 +86,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		return &Error{Key: multiAccountKey, Reason: fmt.Sprintf("is set both in %s and by KEB's environment variables %s; use one",
 			cfg.PolicySource, strings.Join(set, ", "))}
 	}
-	m, err := multiAccountFromEnv(getenv, r)
+	m, err := multiAccountFromEnv(keb, r)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,9 @@ import (
 // renders hap.rule into it as `rule: [...]`.
 const RuleFileEnv = "APP_HAP_RULE_FILE_PATH"
 
+// keyHapRule is KEB's rule list in KEB's values, the key its problems name.
+const keyHapRule = "hap.rule"
+
 // parseRules returns KEB's verdict on hap.rule: the rules KEB applies, or
 // an error with one line per bad entry, naming the entry and the reason. No
 // list at all is no error here (KEB would not start without one, but the
@@ -32,7 +35,7 @@ func (c Config) parseRules() (rules.RuleSet, error) {
 	for i, p := range problems {
 		lines[i] = "  " + p.Error()
 	}
-	source := "hap.rule"
+	source := keyHapRule
 	if c.RuleSource != "" {
 		source = c.RuleSource
 	}
@@ -45,7 +48,7 @@ func (c Config) parseRules() (rules.RuleSet, error) {
 // rules Resolve parsed.
 func (c Config) ruleWarnings() []Warning {
 	rs := c.Jobs.KEB.Rules
-	source := "hap.rule"
+	source := keyHapRule
 	if c.RuleSource != "" {
 		source = c.RuleSource + " rule"
 	}
@@ -59,8 +62,8 @@ func (c Config) ruleWarnings() []Warning {
 // applyRuleFile reads the rule list from the file KEB reads when the
 // configuration file has none; when both are given and differ, the file
 // named by the configuration wins and a warning says so.
-func applyRuleFile(cfg *Config, getenv func(string) string) error {
-	path := getenv(RuleFileEnv)
+func applyRuleFile(cfg *Config, keb kebConfig) error {
+	path := keb.HapRuleFilePath
 	if path == "" {
 		return nil
 	}
@@ -76,7 +79,7 @@ func applyRuleFile(cfg *Config, getenv func(string) string) error {
 	}
 	if len(cfg.HAP.Rule) > 0 {
 		if !slices.Equal(cfg.HAP.Rule, doc.Rule) {
-			cfg.Warnings = append(cfg.Warnings, Warning{Key: "hap.rule", Value: quote(path),
+			cfg.Warnings = append(cfg.Warnings, Warning{Key: keyHapRule, Value: quote(path),
 				Reason: fmt.Sprintf("differs from the rules in %s (%s); the configuration file's rules apply", path, RuleFileEnv)})
 		}
 		return nil

@@ -43,13 +43,8 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 	if err := os.WriteFile(ruleFile, []byte("rule:\n  - aws\n  - gcp(PR=cf-sa30) -> PR\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := func(k string) string {
-		if k == RuleFileEnv {
-			return ruleFile
-		}
-		return ""
-	}
-	cfg, err := LoadWithEnv(write(t, "namespace: x\n"), env)
+	env := map[string]string{RuleFileEnv: ruleFile}
+	cfg, err := loadWithEnv(t, write(t, "namespace: x\n"), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,16 +52,11 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 	if got, ok := rs.Match("gcp", "cf-sa30", "me-central2"); !ok || got.Pool.HyperscalerType != "gcp_cf-sa30" {
 		t.Fatalf("rules from %s: %+v, %v", ruleFile, got, ok)
 	}
-	cfg, err = LoadWithEnv(write(t, "hap:\n  rule: [azure]\n"), env)
+	cfg, err = loadWithEnv(t, write(t, "hap:\n  rule: [azure]\n"), env)
 	if err != nil || len(cfg.HAP.Rule) != 1 || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Reason, RuleFileEnv) {
 		t.Fatalf("both given and different: rules %v, warnings %+v, %v", cfg.HAP.Rule, cfg.Warnings, err)
 	}
-	if _, err := LoadWithEnv("", func(k string) string {
-		if k == RuleFileEnv {
-			return filepath.Join(t.TempDir(), "missing.yaml")
-		}
-		return ""
-	}); err == nil || !strings.Contains(err.Error(), RuleFileEnv) {
+	if _, err := loadWithEnv(t, "", map[string]string{RuleFileEnv: filepath.Join(t.TempDir(), "missing.yaml")}); err == nil || !strings.Contains(err.Error(), RuleFileEnv) {
 		t.Fatalf("a missing rule file: %v", err)
 	}
 }
@@ -119,7 +109,7 @@ func TestDefaultTrialProviderFromKEBsVariable(t *testing.T) {
 		{map[string]string{"APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER": "aws"}, "", true},
 	}
 	for _, tc := range cases {
-		cfg, err := LoadWithEnv(path, func(k string) string { return tc.env[k] })
+		cfg, err := loadWithEnv(t, path, tc.env)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 // into, as envconfig names it under the prefix APP (cmd/broker's Config,
 // InfrastructureManager.DefaultTrialProvider of broker.InfrastructureManager;
 // KEB's chart sets APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER).
-const trialProviderEnvName = "APP.InfrastructureManager.DefaultTrialProvider"
+const trialProviderEnvName = kebPrefix + ".InfrastructureManager.DefaultTrialProvider"
 
 // TrialProviderEnv is the variable KEB's chart sets for it.
 var TrialProviderEnv = envName(trialProviderEnvName)
@@ -18,11 +18,12 @@ var TrialProviderEnv = envName(trialProviderEnvName)
 // have (it compares "AWS", "GCP", "Azure" exactly) is a warning: KEB then
 // fails every trial request naming no provider, and the job gives such a
 // runtime no pool either.
-func applyTrialProvider(cfg *Config, getenv func(string) string) {
-	variable, value := lookupEnvconfig(getenv, trialProviderEnvName)
+func applyTrialProvider(cfg *Config, keb kebConfig) {
+	variable, _ := lookupEnvconfig(trialProviderEnvName)
 	if variable == "" {
 		return
 	}
+	value := keb.InfrastructureManager.DefaultTrialProvider
 	provider, ok := rules.TrialProviderOfKEB(value)
 	if !ok {
 		cfg.Warnings = append(cfg.Warnings, Warning{Key: variable, Value: quote(value),

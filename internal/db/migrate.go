@@ -13,7 +13,6 @@ import (
 	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/golang-migrate/migrate/v4/source"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 )
 
@@ -227,7 +226,7 @@ func (s *Store) withMigrator(ctx context.Context, create bool, do func(*migrate.
 	}
 	cfg := s.connConfig.Copy()
 	cfg.RuntimeParams["search_path"] = s.schema
-	conns := stdlib.OpenDB(*cfg)
+	conns := openDB(*cfg)
 	// The driver's Close closes conns: every session it opened ends, and
 	// with it any advisory lock still held.
 	drv, err := migratepgx.WithInstance(conns, &migratepgx.Config{SchemaName: s.schema, MigrationsTable: MigrationsTable})

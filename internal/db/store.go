@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -113,7 +112,7 @@ func open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if cfg.RuntimeParams["application_name"] == "" {
 		cfg.RuntimeParams["application_name"] = "hap-reconciler"
 	}
-	sqlDB := stdlib.OpenDB(*cfg)
+	sqlDB := openDB(*cfg)
 	sqlDB.SetMaxOpenConns(opts.MaxOpenConns)
 	sqlDB.SetMaxIdleConns(opts.MaxOpenConns)
 	if err := sqlDB.PingContext(ctx); err != nil {

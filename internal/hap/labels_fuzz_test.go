@@ -49,7 +49,7 @@ func FuzzBindingFromLabels(f *testing.F) {
 			t.Fatalf("labels %v: shared/tenant/claim selectors = %v, KEB's = %v", labels, got, want)
 		}
 		_, dirtyLabel := labels[LabelDirty]
-		if b.OutOfPool == "" && !want[0] && !want[1] && !want[2] && !(dirtyLabel && labels[LabelDirty] == "true") {
+		if b.OutOfPool == "" && !want[0] && !want[1] && !want[2] && (!dirtyLabel || labels[LabelDirty] != "true") {
 			t.Fatalf("labels %v: in no pool of KEB's, but nothing says why", labels)
 		}
 		if b.OutOfPool != "" && (want[0] || want[1] || want[2]) {

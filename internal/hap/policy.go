@@ -80,17 +80,26 @@ func ProviderOfHyperscalerType(hyperscalerType string) string {
 	return provider
 }
 
+// The providers KEB has a limit field for, by the names KEB's limits use.
+const (
+	ProviderAWS       = "aws"
+	ProviderAzure     = "azure"
+	ProviderGCP       = "gcp"
+	ProviderOpenStack = "openstack"
+	ProviderAliCloud  = "alicloud"
+)
+
 // KEB's provider names for limits, as KEB's CloudProviderFromString
 // (common/runtime) folds them: case-insensitive, and three spellings of SAP
 // Converged Cloud. Nothing else is recognised: another name gets the default.
 var kebProviders = map[string]string{
-	"aws":                 "aws",
-	"azure":               "azure",
-	"gcp":                 "gcp",
-	"openstack":           "openstack",
-	"sapconvergedcloud":   "openstack",
-	"sap-converged-cloud": "openstack",
-	"alicloud":            "alicloud",
+	ProviderAWS:           ProviderAWS,
+	ProviderAzure:         ProviderAzure,
+	ProviderGCP:           ProviderGCP,
+	ProviderOpenStack:     ProviderOpenStack,
+	"sapconvergedcloud":   ProviderOpenStack,
+	"sap-converged-cloud": ProviderOpenStack,
+	ProviderAliCloud:      ProviderAliCloud,
 }
 
 // KEBProvider returns the limit field KEB uses for a provider name, or ""
@@ -101,4 +110,4 @@ func KEBProvider(name string) string {
 
 // LimitProviders are the providers KEB has a limit field for, in the order
 // KEB declares them.
-var LimitProviders = []string{"aws", "gcp", "azure", "openstack", "alicloud"}
+var LimitProviders = []string{ProviderAWS, ProviderGCP, ProviderAzure, ProviderOpenStack, ProviderAliCloud}

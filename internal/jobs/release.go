@@ -40,7 +40,7 @@ type ReleaseSettings struct {
 	GuardRatio  float64          `json:"guardRatio"`
 }
 
-// ReleaseDirty, the only release mode, labels the binding `dirty: "true"`
+// ReleaseDirty is the only release mode: it labels the binding `dirty: "true"`
 // and keeps `tenantName`, handing the account to the account-cleanup
 // process, as KEB does when it frees a binding.
 const ReleaseDirty = "dirty"

@@ -81,7 +81,7 @@ func (r Reader) Pools(ctx context.Context, live bool) ([]hap.PoolRow, error) {
 	return hap.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
 }
 
-// ErrUnknownGA: the report for a GA found nothing about it.
+// ErrUnknownGA is the report for a GA that found nothing about it.
 var ErrUnknownGA = errors.New("no row of the candidate table and no open drift finding names this global account")
 
 // knownGA refuses a report for ga that found nothing: a mistyped ID would

@@ -47,10 +47,11 @@ type Options struct {
 	APIServerArgs []string
 }
 
-// DefaultTableRewriteEvery: the one query reads the instances KEB created
-// since the table's snapshot, so a figure taken with no rewrite for 10,000
-// picks measures a window no production table has (serve rewrites the table
-// on a change and every five minutes). Between two blocks of 250 picks an
+// DefaultTableRewriteEvery is the picks between two rewrites of the table:
+// the one query reads the instances KEB created since the table's snapshot,
+// so a figure taken with no rewrite for 10,000 picks measures a window no
+// production table has (serve rewrites the table on a change and every five
+// minutes). Between two blocks of 250 picks an
 // hour passes (anHourPasses) and the table is rewritten: 250 provisionings
 // within one table's window is still more than KEB sees.
 const DefaultTableRewriteEvery = 250

@@ -1,11 +1,12 @@
 package bench
 
 import (
-	"google.golang.org/protobuf/encoding/protowire"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 func TestParsePhasesSplitsTheRunAtItsLogLines(t *testing.T) {

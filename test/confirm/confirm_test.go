@@ -91,7 +91,7 @@ func TestAFailedWithdrawalNeverHandsAGAAnotherGAsAccount(t *testing.T) {
 			}
 			// KEB claims for ga-1: on the table's word (its only binding is
 			// gone from Gardener), or on its live path, which sees the same.
-			if !(err == nil && pick.ClaimNew) && !errors.Is(err, provisioning.ErrClaimedSince) {
+			if (err != nil || !pick.ClaimNew) && !errors.Is(err, provisioning.ErrClaimedSince) {
 				t.Fatalf("ga-1's answer: %+v, %v; want ClaimNew or KEB's live path", pick, err)
 			}
 			if live, err := s.keb.Dedicated(s.ctx, "ga-1", awsPool); err != nil || !live.Decision.ClaimNew {

@@ -30,6 +30,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 var (
@@ -42,6 +44,8 @@ const (
 	binaryPath = "hap-reconciler"
 	caBundle   = "etc/ssl/certs/ca-certificates.crt"
 	user       = "65532:65532"
+	// The mode the image runs its binary in, as KEB's images.
+	fipsGODEBUG = "GODEBUG=" + testbed.FIPSOnly
 )
 
 // The OCI image-spec types, the fields this test reads.
@@ -71,6 +75,7 @@ type imageConfig struct {
 		User       string            `json:"User"`
 		Entrypoint []string          `json:"Entrypoint"`
 		Cmd        []string          `json:"Cmd"`
+		Env        []string          `json:"Env"`
 		Labels     map[string]string `json:"Labels"`
 	} `json:"config"`
 	RootFS struct {
@@ -144,6 +149,11 @@ func TestImageArchive(t *testing.T) {
 	}
 	if got := cfg.Config.Labels["org.opencontainers.image.revision"]; got != *commit {
 		t.Errorf("config: label org.opencontainers.image.revision %q, want %s", got, *commit)
+	}
+	// FIPS as Kyma runs its images: the Go FIPS 140-3 module only, no
+	// hybrid post-quantum key exchange (not an approved algorithm).
+	if !slices.Contains(cfg.Config.Env, fipsGODEBUG) {
+		t.Errorf("config: Env %q, want %s in it", cfg.Config.Env, fipsGODEBUG)
 	}
 	if len(m.Layers) != len(cfg.RootFS.DiffIDs) {
 		t.Fatalf("%d layers, %d diff_ids", len(m.Layers), len(cfg.RootFS.DiffIDs))
@@ -224,11 +234,17 @@ func TestImageArchive(t *testing.T) {
 		}
 	}
 	ef.Close()
+	if got, err := testbed.BuiltFIPSModule(exe); err != nil || got != testbed.FIPSModule {
+		t.Errorf("/%s: built with GOFIPS140=%q (%v), want %s (the frozen FIPS 140-3 module)", binaryPath, got, err, testbed.FIPSModule)
+	}
 
 	if cfg.Architecture != runtime.GOARCH {
 		t.Skipf("the image is %s/%s, this machine %s: --version not run", cfg.OS, cfg.Architecture, runtime.GOARCH)
 	}
-	out, err := exec.Command(exe, "--version").CombinedOutput()
+	// In the image's environment: FIPS-only mode.
+	cmd := exec.Command(exe, "--version")
+	cmd.Env = cfg.Config.Env
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("/%s --version: %v\n%s", binaryPath, err, out)
 	}

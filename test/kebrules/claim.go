@@ -13,10 +13,10 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-// ErrPoolEmpty: no free binding left in the pool; KEB's provisioning fails.
+// ErrPoolEmpty is no free binding left in the pool; KEB's provisioning fails.
 var ErrPoolEmpty = errors.New("no free binding in the pool")
 
-// ErrClaimConflicts: another replica took the binding first, ClaimAttempts
+// ErrClaimConflicts is another replica taking the binding first, ClaimAttempts
 // times in a row; KEB's step fails and is retried.
 var ErrClaimConflicts = errors.New("another replica claimed first every time")
 

@@ -345,11 +345,11 @@ func getOK(ctx context.Context, url string) ([]byte, error) {
 func (e *e2eRelease) waitScheduledJobComplete() {
 	e.t.Helper()
 	lw := &cache.ListWatch{
-		ListFunc: func(o metav1.ListOptions) (runtime.Object, error) {
-			return e.core.BatchV1().Jobs("kcp-system").List(e.ctx, o)
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return e.core.BatchV1().Jobs("kcp-system").List(ctx, o)
 		},
-		WatchFunc: func(o metav1.ListOptions) (watch.Interface, error) {
-			return e.core.BatchV1().Jobs("kcp-system").Watch(e.ctx, o)
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return e.core.BatchV1().Jobs("kcp-system").Watch(ctx, o)
 		},
 	}
 	ctx, cancel := context.WithTimeout(e.ctx, 5*time.Minute)

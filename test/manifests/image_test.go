@@ -166,3 +166,25 @@ func TestKEBsCABundleReplacesTheImagesInEveryContainer(t *testing.T) {
 		}
 	}
 }
+
+// The security scanners' configuration names the image the chart installs:
+// Kyma's production repository at the chart's appVersion, which a release
+// bumps in both places.
+func TestScannersScanTheReleasedImage(t *testing.T) {
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	readYAML(t, chartDir+"/Chart.yaml", &chart)
+	var scanners struct {
+		RCTag string   `json:"rc-tag"`
+		BDBA  []string `json:"bdba"`
+	}
+	readYAML(t, "../../sec-scanners-config.yaml", &scanners)
+	if scanners.RCTag != chart.AppVersion {
+		t.Errorf("sec-scanners-config.yaml: rc-tag %q, want the chart's appVersion %q", scanners.RCTag, chart.AppVersion)
+	}
+	want := []string{"europe-docker.pkg.dev/kyma-project/prod/hap-reconciler:" + chart.AppVersion}
+	if !slices.Equal(scanners.BDBA, want) {
+		t.Errorf("sec-scanners-config.yaml: bdba %v, want %v", scanners.BDBA, want)
+	}
+}

@@ -176,7 +176,7 @@ func sameRewrite(got, next []candidateRow) bool {
 		if !g.ComputedAt.Equal(got[0].ComputedAt) || g.Binding != n.Binding || g.GA != n.GA || g.Rank != n.Rank || g.Effective != n.Effective {
 			return false
 		}
-		if g.Selectable != n.Selectable && !(n.Selectable && !g.Selectable) {
+		if g.Selectable != n.Selectable && (!n.Selectable || g.Selectable) {
 			return false
 		}
 	}

@@ -86,6 +86,30 @@ func (s *scene) command(ctx context.Context, args ...string) (*exec.Cmd, *bytes.
 	return cmd, &out
 }
 
+// mustRunEach runs the built binary once for each command, with env added
+// to its environment, and fails the test at the first that does not exit 0;
+// as names how it ran, for the failure.
+func (s *scene) mustRunEach(t *testing.T, env []string, as string, commands ...[]string) {
+	t.Helper()
+	for _, args := range commands {
+		cmd, out := s.command(testContext(t), args...)
+		cmd.Env = append(cmd.Env, env...)
+		if code := exitCode(t, cmd); code != 0 {
+			t.Fatalf("%v %s: exit %d\n%s", args, as, code, out)
+		}
+	}
+}
+
+// checkWholeRun checks what a run with releaseEverythingEmpty on l left:
+// the candidate table as KEB's rules say, and the empty binding released.
+func (s *scene) checkWholeRun(t *testing.T, l *landscape.Landscape) {
+	t.Helper()
+	checkCandidates(t, s.candidates(t), wantCandidates(l, s.Config.Policy()), s.released(t)...)
+	if labels := s.bindingLabels(t)["control-empty"]; labels[hap.LabelDirty] != "true" {
+		t.Errorf("the empty binding was not released: %v", labels)
+	}
+}
+
 // exitCode runs the prepared command to its end.
 func exitCode(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()

@@ -2,12 +2,14 @@ package testbed
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -115,14 +117,41 @@ func startPostgres(ctx context.Context, locale string) (*Postgres, error) {
 	return pg, err
 }
 
-// BuildBinary builds hap-reconciler from this tree into dir and returns
-// its path; the go command's output goes to stderr.
+// The Go FIPS 140-3 module the binary is built with (GOFIPS140, as make
+// build and the image build it) and the GODEBUG the image runs it with:
+// FIPS-only, no hybrid post-quantum key exchange in TLS.
+const (
+	FIPSModule = "v1.0.0"
+	FIPSOnly   = "fips140=only,tlsmlkem=0"
+)
+
+// BuildBinary builds hap-reconciler from this tree into dir, with the FIPS
+// module as released, and returns its path; the go command's output goes
+// to stderr.
 func BuildBinary(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "hap-reconciler")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kyma-project/hap-reconciler/cmd/hap-reconciler")
+	build.Env = append(os.Environ(), "GOFIPS140="+FIPSModule)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("building hap-reconciler: %w", err)
 	}
 	return bin, nil
+}
+
+// BuiltFIPSModule is the FIPS module version a Go binary was built with
+// (GOFIPS140), "" for none. Go records the version with its snapshot's
+// hash (v1.0.0-c2097c7c); the hash is cut off.
+func BuiltFIPSModule(binary string) (string, error) {
+	info, err := buildinfo.ReadFile(binary)
+	if err != nil {
+		return "", err
+	}
+	for _, s := range info.Settings {
+		if s.Key == "GOFIPS140" {
+			version, _, _ := strings.Cut(s.Value, "-")
+			return version, nil
+		}
+	}
+	return "", nil
 }

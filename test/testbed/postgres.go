@@ -35,9 +35,10 @@ type Postgres struct {
 	port    int
 	locale  string
 
-	mu      sync.Mutex
-	server  *postgresServer
-	stopped bool
+	mu       sync.Mutex
+	server   *postgresServer
+	stopped  bool
+	hbaRules []string // pg_hba.conf lines added to pgHBA (addHBARules)
 }
 
 // StartPostgres creates a cluster with the C locale and returns once it
@@ -188,11 +189,18 @@ func (p *Postgres) NewDatabase(ctx context.Context, name string) (string, error)
 // CreateRole creates a login role that must authenticate with password over
 // TCP, and which holds no privileges beyond what a fresh role has.
 func (p *Postgres) CreateRole(ctx context.Context, role, password string) error {
+	return p.createRole(ctx, role, password, "")
+}
+
+// createRole creates a login role, its password stored as the session's
+// password_encryption after the statements before ("" for the server's
+// default, SCRAM-SHA-256).
+func (p *Postgres) createRole(ctx context.Context, role, password, before string) error {
 	if err := checkIdentifier("role name", role); err != nil {
 		return err
 	}
 	literal := "'" + strings.ReplaceAll(password, "'", "''") + "'"
-	if err := p.Exec(ctx, "postgres", "CREATE ROLE "+role+" LOGIN PASSWORD "+literal); err != nil {
+	if err := p.Exec(ctx, "postgres", before+"CREATE ROLE "+role+" LOGIN PASSWORD "+literal); err != nil {
 		return fmt.Errorf("create role %s: %w", role, err)
 	}
 	return nil

@@ -69,11 +69,16 @@ func initDataDir(ctx context.Context, binDir, dataDir, locale string, acct serve
 // pgHBA: the first matching line wins. Roles other than the superuser
 // authenticate with SCRAM over TCP, which is what tests of least privilege
 // and of password redaction need.
-const pgHBA = `# TYPE  DATABASE  USER       ADDRESS       METHOD
+const pgHBA = pgHBATrusted + pgHBAPassword
+
+const (
+	pgHBATrusted = `# TYPE  DATABASE  USER       ADDRESS       METHOD
 local   all       all                      trust
 host    all       ` + superuser + `   127.0.0.1/32  trust
-host    all       all        127.0.0.1/32  scram-sha-256
 `
+	pgHBAPassword = `host    all       all        127.0.0.1/32  scram-sha-256
+`
+)
 
 func startPostgresServer(binDir, dataDir, socketDir, logPath string, port int, acct serverAccount) (*postgresServer, error) {
 	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

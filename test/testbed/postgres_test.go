@@ -24,7 +24,11 @@ func TestPostgresLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatalf("StartPostgres: %v", err)
 	}
-	defer pg.Stop()
+	defer func() {
+		if err := pg.Stop(); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	}()
 
 	url, err := pg.NewDatabase(ctx, "keb")
 	if err != nil {

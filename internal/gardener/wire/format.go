@@ -9,7 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// Reads (lists, the watch, GetBinding) ask for protobuf and take JSON too.
+// ReadContentTypes are what reads (lists, the watch, GetBinding) ask for:
+// protobuf, and JSON too.
 // gardener-apiserver serves protobuf, which costs the client far less to
 // read: at 20,000 shoots a paged list took 86% less client CPU and 26% fewer
 // bytes than as JSON. A kube-apiserver serving the kinds as custom resources

@@ -124,19 +124,19 @@ func (it *ShootItem) decode(s *scanner) error {
 }
 
 // Shoot is what the item means to a decision.
-func (s ShootItem) Shoot() hap.Shoot {
-	binding, viaSecret := s.Spec.CredentialsBindingName, false
+func (it ShootItem) Shoot() hap.Shoot {
+	binding, viaSecret := it.Spec.CredentialsBindingName, false
 	if binding == "" {
 		// Shoots created before credentials bindings name a secret binding
 		// of the same name instead.
-		binding, viaSecret = s.Spec.SecretBindingName, s.Spec.SecretBindingName != ""
+		binding, viaSecret = it.Spec.SecretBindingName, it.Spec.SecretBindingName != ""
 	}
 	return hap.Shoot{
-		Name:             s.Metadata.Name,
+		Name:             it.Metadata.Name,
 		BindingName:      binding,
 		ViaSecretBinding: viaSecret,
-		Deleting:         s.Metadata.DeletionTimestamp != "",
-		RuntimeID:        s.Metadata.RuntimeID,
+		Deleting:         it.Metadata.DeletionTimestamp != "",
+		RuntimeID:        it.Metadata.RuntimeID,
 	}
 }
 
@@ -206,18 +206,18 @@ func (it *BindingItem) decode(s *scanner) error {
 
 // Binding is what the item means to a decision, or why a decision could
 // misread its labels.
-func (b BindingItem) Binding() (hap.Binding, error) {
-	hb, err := hap.BindingFromLabels(b.Metadata.Name, b.Metadata.Labels, b.Provider.Type, b.Metadata.ResourceVersion)
-	hb.ReleaseID = b.Metadata.ReleaseID
+func (it BindingItem) Binding() (hap.Binding, error) {
+	hb, err := hap.BindingFromLabels(it.Metadata.Name, it.Metadata.Labels, it.Provider.Type, it.Metadata.ResourceVersion)
+	hb.ReleaseID = it.Metadata.ReleaseID
 	return hb, err
 }
 
 // Deliver hands the binding to fn or, when a decision could misread its
 // labels, the reason to skipped: every source of bindings skips alike.
-func (b BindingItem) Deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
-	hb, err := b.Binding()
+func (it BindingItem) Deliver(fn func(hap.Binding) error, skipped func(hap.Skipped)) error {
+	hb, err := it.Binding()
 	if err != nil {
-		skipped(hap.Skipped{Kind: CredentialsBindingKind, Name: b.Metadata.Name, Reason: err.Error()})
+		skipped(hap.Skipped{Kind: CredentialsBindingKind, Name: it.Metadata.Name, Reason: err.Error()})
 		return nil
 	}
 	return fn(hb)
