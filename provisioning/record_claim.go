@@ -37,44 +37,44 @@ type Claim struct {
 // The job's next run lists the binding from Gardener's labels and drops the
 // reservation once KEB's table counts the instance. A run whose snapshot was
 // taken before the claim keeps the row this call wrote (recorded_claims).
-func (cl *Client) RecordClaim(ctx context.Context, c Claim) error {
+func (c *Client) RecordClaim(ctx context.Context, claim Claim) error {
 	switch {
-	case strings.TrimSpace(c.InstanceID) == "":
+	case strings.TrimSpace(claim.InstanceID) == "":
 		return refused(errors.New("record claim: instance id is empty"))
-	case strings.TrimSpace(c.BindingName) == "":
-		return refused(fmt.Errorf("record claim for instance %q: binding name is empty", c.InstanceID))
-	case strings.TrimSpace(c.GlobalAccountID) == "":
-		return refused(fmt.Errorf("record claim of binding %q for instance %q: global account is empty; KEB never claims a shared binding", c.BindingName, c.InstanceID))
-	case strings.TrimSpace(c.HyperscalerType) == "":
-		return refused(fmt.Errorf("record claim of binding %q for instance %q: hyperscaler type is empty", c.BindingName, c.InstanceID))
-	case c.Limit != nil && *c.Limit < 1:
-		return refused(fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit))
+	case strings.TrimSpace(claim.BindingName) == "":
+		return refused(fmt.Errorf("record claim for instance %q: binding name is empty", claim.InstanceID))
+	case strings.TrimSpace(claim.GlobalAccountID) == "":
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: global account is empty; KEB never claims a shared binding", claim.BindingName, claim.InstanceID))
+	case strings.TrimSpace(claim.HyperscalerType) == "":
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: hyperscaler type is empty", claim.BindingName, claim.InstanceID))
+	case claim.Limit != nil && *claim.Limit < 1:
+		return refused(fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", claim.BindingName, claim.InstanceID, *claim.Limit))
 	}
-	query, err := recordClaimSQL(cl.Schema)
+	query, err := recordClaimSQL(c.Schema)
 	if err != nil {
-		return refusedf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
+		return refusedf("record claim of binding %q for instance %q: %w", claim.BindingName, claim.InstanceID, err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, cl.timeout())
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var holds sql.NullString
-		rows, err := cl.query(ctx, query, c.InstanceID, c.GlobalAccountID, c.HyperscalerType, c.EUAccess, c.BindingName, c.Limit)
+		rows, err := c.query(ctx, query, claim.InstanceID, claim.GlobalAccountID, claim.HyperscalerType, claim.EUAccess, claim.BindingName, claim.Limit)
 		if err == nil {
 			err = scanNamed(rows, map[string]any{"holds": &holds})
 		}
 		if err != nil {
-			return fmt.Errorf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
+			return fmt.Errorf("record claim of binding %q for instance %q: %w", claim.BindingName, claim.InstanceID, err)
 		}
 		switch {
 		case !holds.Valid:
 			continue // a concurrent call for the instance won; ask again to see what it did
-		case holds.String != c.BindingName:
+		case holds.String != claim.BindingName:
 			return refused(fmt.Errorf("record claim of binding %q for instance %q: the instance already has binding %q reserved",
-				c.BindingName, c.InstanceID, holds.String))
+				claim.BindingName, claim.InstanceID, holds.String))
 		}
 		return nil
 	}
-	return fmt.Errorf("record claim of binding %q for instance %q: a concurrent call for the same instance kept winning", c.BindingName, c.InstanceID)
+	return fmt.Errorf("record claim of binding %q for instance %q: a concurrent call for the same instance kept winning", claim.BindingName, claim.InstanceID)
 }
 
 // recordClaimSQL returns the statement RecordClaim runs, for schema.

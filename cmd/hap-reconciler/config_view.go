@@ -14,7 +14,7 @@ import (
 
 func configCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "config",
+		Use:   cmdConfig,
 		Short: "Show the configuration the job runs with",
 		Args:  cobra.NoArgs,
 	}

@@ -25,7 +25,7 @@ func (f *dryRunFlags) register(fs *pflag.FlagSet, command string) {
 		"run --dry-run applies no migration: on a schema not at this release's version it stops (exit 1)"
 	release := "only the release is a dry run: it decides and audits would-releases and changes no binding; " +
 		"every other job writes as usual, the candidate table included (the chart's release.dryRun)"
-	if command == "serve" {
+	if command == cmdServe {
 		dryRun = "every scheduled run decides and logs everything and writes nothing at all: no binding, no table of the job's schema " +
 			"(the candidate table and what KEB reads beside it, the drift history, shadow picks, pool history, release clocks and audit). " +
 			"serve --dry-run applies no migration: on a schema not at this release's version it does not start (exit 1)"

@@ -34,7 +34,7 @@ var lineBreaks = regexp.MustCompile(`\s*\n\s*`)
 // stderr so the output stays whole.
 func logStream(command string, stdout, stderr io.Writer) io.Writer {
 	switch command {
-	case cmdReport, cmdPools, "version", "config", "view":
+	case cmdReport, cmdPools, "version", cmdConfig, "view":
 		return stderr
 	}
 	return stdout

@@ -87,6 +87,8 @@ func (g *globals) openToRead(ctx context.Context, live bool) (*environment, erro
 const (
 	cmdReport = "report"
 	cmdPools  = "pools"
+	cmdConfig = "config"
+	cmdServe  = "serve"
 )
 
 // checkGardenerFiles refuses, before anything runs, what an export must not
@@ -98,7 +100,7 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 		return nil
 	}
 	switch cmd.Name() {
-	case "serve":
+	case cmdServe:
 		return usageError{errors.New("--gardener-file: serve runs the jobs on schedules against the live Gardener API, and an export never changes; " +
 			"use run --dry-run or report --live with an export")}
 	case cmdReport, cmdPools:

@@ -39,6 +39,9 @@ type globals struct {
 	logs io.Writer
 }
 
+// flagConfig is the flag naming the configuration file.
+const flagConfig = "config"
+
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	g := &globals{getenv: getenv, stdout: stdout, stderr: stderr, logs: stdout}
 	// Chosen from the command name before cobra parses the flags, so that a
@@ -61,7 +64,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	f := root.PersistentFlags()
-	f.StringVar(&g.configFile, "config", "", "configuration file (YAML); defaults apply to every key it leaves out")
+	f.StringVar(&g.configFile, flagConfig, "", "configuration file (YAML); defaults apply to every key it leaves out")
 	f.StringVar(&g.kubeconfig, "kubeconfig", "", "kubeconfig of the Gardener project; empty: $KUBECONFIG, else in-cluster")
 	f.StringVar(&g.overrides.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
 	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
@@ -69,7 +72,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	f.StringVar(&g.logFormat, "log-format", logAuto, "log lines as json (KEB's shape) or text; auto: text at a terminal, else json (a pod logs json)")
 	f.StringArrayVar(&g.gardenerFiles, "gardener-file", nil, "read shoots and credentials bindings from `FILE`, the output of "+
 		"kubectl get shoots,credentialsbindings -n NS -o json (or -o yaml), instead of the Gardener API (repeatable; nothing is written to Gardener)")
-	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
+	_ = root.MarkPersistentFlagFilename(flagConfig, "yaml", "yml")
 	_ = root.MarkPersistentFlagFilename("gardener-file", "json", "yaml", "yml")
 	completeValues(root, "log-level", "debug", "info", "warn", "error")
 	completeValues(root, "log-format", logFormats...)
@@ -86,7 +89,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 
 	migrate, version := migrateCmd(g), versionCmd(g)
 	hideInherited(root, migrate, gardenerFlags...)
-	hideInherited(root, version, append([]string{"config", "database-url"}, gardenerFlags...)...)
+	hideInherited(root, version, append([]string{flagConfig, "database-url"}, gardenerFlags...)...)
 	root.AddCommand(migrate, runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), undoReleaseCmd(g), configCmd(g), version)
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)

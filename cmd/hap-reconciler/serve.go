@@ -17,7 +17,7 @@ func serveCmd(g *globals) *cobra.Command {
 		dry            dryRunFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve",
+		Use:   cmdServe,
 		Short: "Run each job on its own cron schedule and serve /metrics, /healthz and /readyz",
 		Long: `Runs as a long-lived process: each job runs on its schedule from the
 configuration (schedules.*), never overlapping itself or another job of this
@@ -65,7 +65,7 @@ func (g *globals) openServer(ctx context.Context, dry dryRunFlags) (*app.Server,
 		return nil, err
 	}
 	// serve runs every job, the candidates job on each change too.
-	if err := dry.requireKEBPolicy(s.Config, jobs.AllJobs, "serve"); err != nil {
+	if err := dry.requireKEBPolicy(s.Config, jobs.AllJobs, cmdServe); err != nil {
 		return nil, err
 	}
 	return app.OpenServer(ctx, s, dry.mode())

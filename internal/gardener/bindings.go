@@ -74,8 +74,8 @@ func (c *Client) MarkReleased(ctx context.Context, name, resourceVersion, releas
 		return fmt.Errorf("mark credentials binding %q released: resourceVersion is empty, refusing an unguarded write", name)
 	}
 	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("mark credentials binding %q released", name), map[string]any{
-		"labels":      map[string]string{hap.LabelDirty: "true"},
-		"annotations": map[string]string{hap.AnnotationRelease: releaseID},
+		metadataLabels:      map[string]string{hap.LabelDirty: "true"},
+		metadataAnnotations: map[string]string{hap.AnnotationRelease: releaseID},
 	})
 }
 
@@ -88,7 +88,7 @@ func (c *Client) VoidRelease(ctx context.Context, name, resourceVersion, release
 		return fmt.Errorf("void release %q of credentials binding %q: name, release and resourceVersion must be given", releaseID, name)
 	}
 	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("void release %s of credentials binding %q", releaseID, name), map[string]any{
-		"annotations": map[string]string{hap.AnnotationReleaseVoided: releaseID},
+		metadataAnnotations: map[string]string{hap.AnnotationReleaseVoided: releaseID},
 	})
 }
 
@@ -103,10 +103,16 @@ func (c *Client) UndoRelease(ctx context.Context, name, resourceVersion, release
 		return fmt.Errorf("undo release %q of credentials binding %q: name, release and resourceVersion must be given", releaseID, name)
 	}
 	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("undo release %s of credentials binding %q", releaseID, name), map[string]any{
-		"labels":      map[string]any{hap.LabelDirty: nil}, // null: a merge patch removes the label
-		"annotations": map[string]string{hap.AnnotationReleaseUndone: releaseID},
+		metadataLabels:      map[string]any{hap.LabelDirty: nil}, // null: a merge patch removes the label
+		metadataAnnotations: map[string]string{hap.AnnotationReleaseUndone: releaseID},
 	})
 }
+
+// The keys of a binding's metadata the job's guarded patches write.
+const (
+	metadataLabels      = "labels"
+	metadataAnnotations = "annotations"
+)
 
 // guardedPatch merges metadata into the binding provided it is still at
 // resourceVersion; otherwise nothing changes and the error satisfies

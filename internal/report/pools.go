@@ -29,7 +29,7 @@ func StoredPools(ctx context.Context, s PoolHistoryStore, rules hap.PoolNamer, n
 // WritePoolsTable prints the pool view as `hap-reconciler pools` shows it;
 // wide adds the trend the days are estimated from and the nearly full GAs.
 func WritePoolsTable(out io.Writer, rows []hap.PoolRow, l Layout) error {
-	t := newTable(out, l, column{header: "POOL"}, column{header: "EU"}, column{header: "SHARED"}, column{header: "FREE"},
+	t := newTable(out, l, column{header: headerPool}, column{header: "EU"}, column{header: "SHARED"}, column{header: "FREE"},
 		column{header: "CLAIMED"}, column{header: "DIRTY"}, column{header: "SHARED BINDINGS"}, column{header: "CLUSTERS"},
 		column{header: "NEARLY FULL GAS"}, column{header: "DAYS LEFT"}, column{header: "FREE PER DAY", wide: true},
 		column{header: "SAMPLES", wide: true}, column{header: "NEARLY FULL GA IDS", wide: true}, column{header: "RULES"})

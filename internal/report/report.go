@@ -197,7 +197,7 @@ func (rep Report) WriteTable(out io.Writer, l Layout) error {
 	} else {
 		l.note(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
 	}
-	t := newTable(out, l, column{header: "GLOBAL ACCOUNT"}, column{header: "POOL"}, column{header: "NEXT"}, column{header: "KEB'S OWN CHOICE"},
+	t := newTable(out, l, column{header: headerGlobalAccount}, column{header: headerPool}, column{header: "NEXT"}, column{header: "KEB'S OWN CHOICE"},
 		column{header: "BINDING"}, column{header: "RANK"}, column{header: "DB"}, column{header: "SHOOTS"}, column{header: "EFFECTIVE", wide: true},
 		column{header: "LIMIT"}, column{header: "HEADROOM"}, column{header: "SELECTABLE"}, column{header: "DRIFT"})
 	for _, g := range rep.Groups {
@@ -243,7 +243,7 @@ func (rep Report) WriteTable(out io.Writer, l Layout) error {
 		return nil
 	}
 	l.note(out, "\nDrift on bindings that are no candidates\n\n")
-	t = newTable(out, l, column{header: "BINDING"}, column{header: "KIND"}, column{header: "GLOBAL ACCOUNT"}, column{header: "DB"},
+	t = newTable(out, l, column{header: "BINDING"}, column{header: "KIND"}, column{header: headerGlobalAccount}, column{header: "DB"},
 		column{header: "SHOOTS"}, column{header: "DETAIL"})
 	for _, f := range rep.Other {
 		t.row(f.BindingName, string(f.Kind), dashIfEmpty(f.GlobalAccountID), strconv.Itoa(f.DBCount), strconv.Itoa(f.ShootCount), f.Detail)

@@ -110,7 +110,7 @@ func (rep ShadowReport) WriteTable(out io.Writer, l Layout) error {
 		return nil
 	}
 	l.note(out, "\n")
-	t := newTable(out, l, column{header: "PICKED AT"}, column{header: "INSTANCE"}, column{header: "GLOBAL ACCOUNT"}, column{header: "POOL"},
+	t := newTable(out, l, column{header: "PICKED AT"}, column{header: "INSTANCE"}, column{header: headerGlobalAccount}, column{header: headerPool},
 		column{header: "KEB TOOK"}, column{header: "TABLE ANSWERED"}, column{header: "TABLE COMPUTED", wide: true}, column{header: "OUTCOME"},
 		column{header: "WHY"})
 	for _, d := range rep.Differences {

@@ -63,3 +63,9 @@ func (l Layout) note(out io.Writer, format string, args ...any) {
 		fmt.Fprintf(out, format, args...)
 	}
 }
+
+// Column headers more than one table prints.
+const (
+	headerPool          = "POOL"
+	headerGlobalAccount = "GLOBAL ACCOUNT"
+)
