@@ -40,6 +40,8 @@ type Metrics struct {
 	gardenerSeenProbes *prometheus.CounterVec
 	gardenerSeenProved *prometheus.GaugeVec
 	gardenerSeenAge    *sinceCollector
+	// tableRows is every table's rows as the latest run counted them.
+	tableRows *prometheus.GaugeVec
 }
 
 // New registers every series on a fresh registry.
@@ -96,7 +98,11 @@ func New() *Metrics {
 	m.gardenerSeenAge = &sinceCollector{desc: prometheus.NewDesc("hap_reconciler_gardener_seen_age_seconds",
 		"Seconds since the time serve last stamped on the candidate table as seen in Gardener (candidates_computed.gardener_seen_at), as serve counts them: what a pick compares with its bound before it trusts the table without asking Gardener.",
 		nil, nil)}
-	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
+	m.tableRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_table_rows",
+		Help: "Rows of each table of the job's schema, counted at the end of the latest run, after its retention step pruned what retention.* and shadow.window say nothing needs (docs/operations.md#what-the-tables-hold).",
+	}, []string{"table"})
+	m.Registry.MustRegister(m.tableRows, m.lastSuccess, m.lastFailure, m.duration, m.failures,
 		m.releases, m.guardTripped, m.pushFailures, m.implausible, m.candidatesSnapshot, m.shadowPicks,
 		m.gardenerSeenProbes, m.gardenerSeenProved, m.gardenerSeenAge, newFamilyCollector(m))
 	return m
@@ -175,6 +181,14 @@ func (m *Metrics) SetShadow(tally map[string]int) {
 	m.shadowPicks.Reset()
 	for _, outcome := range hap.ShadowOutcomes {
 		m.shadowPicks.WithLabelValues(outcome).Set(float64(tally[outcome]))
+	}
+}
+
+// SetTableRows replaces every table's row count.
+func (m *Metrics) SetTableRows(rows map[string]int64) {
+	m.tableRows.Reset()
+	for table, n := range rows {
+		m.tableRows.WithLabelValues(table).Set(float64(n))
 	}
 }
 
