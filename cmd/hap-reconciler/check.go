@@ -42,6 +42,7 @@ helm test runs it.`,
 				zap.Bool("shootsListed", res.FirstShoot),
 				zap.String("policySource", res.PolicySource),
 				zap.String("limitsAndGuard", res.LimitsAndGuard),
+				zap.String("kebModule", res.KEBModule),
 				zap.Bool("kebIndexForTheReadPath", res.KEBIndex))
 			if !res.KEBIndex {
 				env.Log.Warn("KEB's instances table lacks the index the read path counts through, or holds it INVALID: add provisioning.KEBIndexMigrationUp "+
