@@ -84,6 +84,10 @@ type schemaSeen struct {
 // fails is not kept, so the next call asks again. Concurrent calls after
 // the interval may each look once; none waits for another.
 func (c *Client) checkSchemaVersion(ctx context.Context, schema string) error {
+	if err := CheckSchema(schema); err != nil {
+		return err
+	}
+	schema = schemaOrDefault(schema)
 	if s := c.schemaVersion.seen.Load(); s != nil && s.schema == schema && time.Since(s.at) < SchemaRecheck {
 		return s.err
 	}
@@ -96,15 +100,12 @@ func (c *Client) checkSchemaVersion(ctx context.Context, schema string) error {
 	return skew
 }
 
-// readSchemaVersion reads the one row of the job's migrations table; none
-// is version 0.
+// readSchemaVersion reads the one row of the job's migrations table in
+// schema, a checked name; none is version 0.
 func (c *Client) readSchemaVersion(ctx context.Context, schema string) (version int, dirty bool, err error) {
-	if err := CheckSchema(schema); err != nil {
-		return 0, false, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	rows, err := c.query(ctx, fmt.Sprintf(schemaVersionSQL, schemaOrDefault(schema)))
+	rows, err := c.query(ctx, fmt.Sprintf(schemaVersionSQL, schema))
 	if err != nil {
 		return 0, false, err
 	}
