@@ -26,11 +26,7 @@ func TestANewerModuleHandsOffOnAnOlderSchema(t *testing.T) {
 	if err := b.requested(testContext(t), req.InstanceID, req.GlobalAccountID); err != nil {
 		t.Fatal(err)
 	}
-	if pick, err := (&provisioning.Client{DB: b.keb, Gardener: fitFor("ga-a")}).NextBinding(testContext(t), req); err != nil || pick.Binding != "b-1" {
-		t.Fatalf("on the job's schema as this release migrates it: %+v, %v; want b-1", pick, err)
-	}
-	b.exec(t, `DELETE FROM hap.binding_reservations`)
-	b.exec(t, `UPDATE hap.binding_candidates SET reserved = 0`)
+	picksB1(t, b, req, "on the job's schema as this release migrates it")
 
 	if _, err := b.store.MigrateDown(testContext(t), 1); err != nil {
 		t.Fatal(err)
@@ -53,17 +49,24 @@ func TestAnOlderModuleReadsTheNextSchemaAndNoFurther(t *testing.T) {
 	if err := b.requested(testContext(t), req.InstanceID, req.GlobalAccountID); err != nil {
 		t.Fatal(err)
 	}
-	if pick, err := (&provisioning.Client{DB: b.keb, Gardener: fitFor("ga-a")}).NextBinding(testContext(t), req); err != nil || pick.Binding != "b-1" {
-		t.Fatalf("on schema %d: %+v, %v; want b-1", provisioning.SchemaNewest, pick, err)
-	}
-	b.exec(t, `DELETE FROM hap.binding_reservations`)
-	b.exec(t, `UPDATE hap.binding_candidates SET reserved = 0`)
+	picksB1(t, b, req, fmt.Sprintf("on schema %d", provisioning.SchemaNewest))
 
 	// One release further the job may drop what this module reads (as
 	// migration 0009 dropped snapshot_instances): the module refuses the
 	// schema before a statement could fail on it.
 	b.exec(t, fmt.Sprintf(`UPDATE hap.hap_reconciler_migrations SET version = %d`, provisioning.SchemaNewest+1))
 	handsOffWithSkew(t, b, req, fmt.Sprintf("records version %d", provisioning.SchemaNewest+1))
+}
+
+// picksB1 holds a new client's NextBinding for req to b-1, then voids the
+// reservation, so that the next look starts from the same table.
+func picksB1(t *testing.T, b *bed, req provisioning.Request, what string) {
+	t.Helper()
+	if pick, err := (&provisioning.Client{DB: b.keb, Gardener: fitFor("ga-a")}).NextBinding(testContext(t), req); err != nil || pick.Binding != "b-1" {
+		t.Fatalf("%s: %+v, %v; want b-1", what, pick, err)
+	}
+	b.exec(t, `DELETE FROM hap.binding_reservations`)
+	b.exec(t, `UPDATE hap.binding_candidates SET reserved = 0`)
 }
 
 // handsOffWithSkew holds a new client's NextBinding for req to a live-path
