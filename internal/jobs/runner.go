@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -50,6 +51,8 @@ type Runner struct {
 
 	builds map[string]Build
 	keep   hap.Retention
+	// tidied is when the retention step last ran (Runner.Run).
+	tidied time.Time
 	gather func(Ports) *gatherer
 	// lock is the run lock while Run holds it.
 	lock RunLock
@@ -84,7 +87,8 @@ type Options struct {
 // that failed otherwise; a failed job does not stop the others, except that a
 // job that cannot be built (build) or a failed gathering fails them all
 // before anything is changed. Every run that ran its jobs ends with the
-// retention step (retention.go), whichever jobs it ran.
+// retention step (retention.go), whichever jobs it ran, unless the step ran
+// less than tidyEvery before.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
 	if r.Locker != nil {
 		lock, ok, err := r.Locker.TryRunLock(ctx)
@@ -133,9 +137,13 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
-	if err := tidy.Run(ctx); err != nil {
-		r.Log.Error("retention failed", zap.Error(err))
-		errs = append(errs, err)
+	if r.Now().Sub(r.tidied) >= tidyEvery {
+		if err := tidy.Run(ctx); err != nil {
+			r.Log.Error("retention failed", zap.Error(err))
+			errs = append(errs, err)
+		} else {
+			r.tidied = r.Now()
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -153,6 +161,11 @@ func (r *Runner) believe(f *Facts) error {
 	return fmt.Errorf("%w, nothing was changed: namespace %q: %s; check that the namespace (--namespace, namespace:) is KEB's Gardener project "+
 		"and that the kubeconfig reaches KEB's garden", ErrImplausible, r.Namespace, why)
 }
+
+// tidyEvery is how often at most the retention step runs: serve reruns the
+// candidates job on every change of the bindings, and the step, which reads
+// every table, need not follow each rerun. Retentions are days long.
+const tidyEvery = time.Minute
 
 // build makes a task of each selected job for this run, and the retention
 // step, on the runner's ports: an unknown job or a port the adapters do not
