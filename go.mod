@@ -3,6 +3,7 @@ module github.com/kyma-project/hap-reconciler
 go 1.26.8
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/gardener/gardener v1.131.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/go-logr/logr v1.4.3
@@ -18,6 +19,7 @@ require (
 	go.etcd.io/etcd/client/v3 v3.5.21
 	go.uber.org/zap v1.28.0
 	golang.org/x/sync v0.23.0
+	golang.org/x/term v0.46.0
 	google.golang.org/protobuf v1.36.12
 	gorm.io/driver/postgres v1.6.3
 	gorm.io/gorm v1.31.2
@@ -73,7 +75,6 @@ require (
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
-	golang.org/x/term v0.46.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260630182238-925bb5da69e7 // indirect

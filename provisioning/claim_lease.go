@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // One claim however many of KEB's workers ask, for a Client with
@@ -99,7 +101,7 @@ func (c *Client) holdClaim(ctx context.Context, req Request) (Pick, error) {
 func (c *Client) takeLease(ctx context.Context, req Request) (lease, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	s := schemaOrDefault(req.Schema)
+	s := schema.OrDefault(c.Schema)
 	var taken sql.NullString
 	rows, err := c.query(ctx, fmt.Sprintf(takeLeaseTemplate, s),
 		req.GlobalAccountID, req.HyperscalerType, req.EUAccess, req.InstanceID, c.claimLease().Seconds())
@@ -124,7 +126,7 @@ func (c *Client) lookAtLease(ctx context.Context, req Request) (lease, error) {
 	defer cancel()
 	var holder sql.NullString
 	var left sql.NullFloat64
-	rows, err := c.query(ctx, fmt.Sprintf(leaseTemplate, schemaOrDefault(req.Schema)), req.GlobalAccountID, req.HyperscalerType, req.EUAccess)
+	rows, err := c.query(ctx, fmt.Sprintf(leaseTemplate, schema.OrDefault(c.Schema)), req.GlobalAccountID, req.HyperscalerType, req.EUAccess)
 	if err == nil {
 		err = scanNamed(rows, map[string]any{"holder": &holder, "left_seconds": &left})
 	}
@@ -142,13 +144,12 @@ func (c *Client) lookAtLease(ctx context.Context, req Request) (lease, error) {
 // lease simply expires after ClaimLease. It is one statement and
 // idempotent; a lease another request holds is left alone.
 func (c *Client) AbandonClaim(ctx context.Context, req Request) error {
-	req = c.request(req)
 	if err := checkRequest(req); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	rows, err := c.query(ctx, fmt.Sprintf(abandonLeaseTemplate, schemaOrDefault(req.Schema)),
+	rows, err := c.query(ctx, fmt.Sprintf(abandonLeaseTemplate, schema.OrDefault(c.Schema)),
 		req.GlobalAccountID, req.HyperscalerType, req.EUAccess, req.InstanceID)
 	if err == nil {
 		err = drain(rows)

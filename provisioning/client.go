@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -24,17 +23,9 @@ const DefaultTimeout = 2 * time.Second
 // which a change of the binding goes unseen as well.
 const DefaultSeenWithin = 10 * time.Second
 
-// DefaultClaimBudget is how long a Client's RecordClaim may take in all,
-// retries included, when it names no ClaimBudget.
-const DefaultClaimBudget = 3 * time.Second
-
-// claimRetryPause is the pause before RecordClaim's second attempt; it
-// doubles with each further one.
-const claimRetryPause = 200 * time.Millisecond
-
 // Client is the read path configured once: the connection, Gardener to
 // confirm with, the schema, the oldest table to answer from and how long
-// each call may take. It fills what a call leaves empty. On a pool
+// each call may take. On a pool
 // (*sql.DB) it prepares each statement once and holds it until Close, so
 // that PostgreSQL can keep one plan per connection rather than plan every
 // pick, as it must for lib/pq's unnamed statements. Use it by pointer; it
@@ -46,7 +37,7 @@ type Client struct {
 	// Gardener project namespace. nil: such answers are ErrUnconfirmed, and
 	// KEB takes its live path.
 	Gardener Gardener
-	// Schema holds the job's tables; "" means DefaultSchema.
+	// Schema holds the job's tables; "" means the job's default, hap.
 	Schema string
 	// MaxAge is the oldest table NextBinding answers from; 0 means
 	// DefaultMaxAge.
@@ -59,9 +50,6 @@ type Client struct {
 	// its tenant, pool and dirty state without asking Gardener; 0 means
 	// DefaultSeenWithin, a negative value has Gardener confirm every answer.
 	SeenWithin time.Duration
-	// ClaimBudget bounds RecordClaim, every attempt and pause included; 0
-	// means DefaultClaimBudget.
-	ClaimBudget time.Duration
 	// HoldClaims makes NextBinding hold the claim of a GA and pool for the
 	// request that reaches ClaimNew first (a lease of ClaimLease), and answer
 	// every other request for them ErrClaimPending until it is recorded: one
@@ -120,18 +108,10 @@ func (c *Client) reserveWithin() sql.NullFloat64 {
 	return sql.NullFloat64{Float64: c.seenWithin().Seconds(), Valid: true}
 }
 
-func (c *Client) request(req Request) Request {
-	if req.Schema == "" {
-		req.Schema = c.Schema
-	}
-	if req.MaxAge == 0 {
-		req.MaxAge = c.MaxAge
-	}
-	return req
-}
-
-// Propose is the table's answer for req, unconfirmed (the package's
-// Propose), within the client's timeout. NextBinding is what KEB calls.
+// Propose is the table's answer for req alone, unconfirmed, within the
+// client's timeout: the binding it reserves for the instance, ClaimNew, or
+// an error. It is for tests and measurements of the statement;
+// NextBinding is what KEB calls.
 func (c *Client) Propose(ctx context.Context, req Request) (Pick, error) {
 	return c.propose(ctx, req, sql.NullFloat64{})
 }
@@ -139,12 +119,15 @@ func (c *Client) Propose(ctx context.Context, req Request) (Pick, error) {
 // propose is Propose reserving only from a table that had seen Gardener
 // within reserveWithin seconds, when that is valid.
 func (c *Client) propose(ctx context.Context, req Request, reserveWithin sql.NullFloat64) (Pick, error) {
+	if err := checkRequest(req); err != nil {
+		return Pick{}, err
+	}
 	if c.DB == nil {
 		return Pick{}, errors.New("propose: the client has no database")
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	return propose(ctx, c.query, c.DB, c.request(req), reserveWithin)
+	return c.pick(ctx, req, reserveWithin)
 }
 
 // query runs text, prepared once per pool when DB is one. A connection or
@@ -189,58 +172,4 @@ func (c *Client) Close() error {
 		delete(c.prepared, text)
 	}
 	return errors.Join(errs...)
-}
-
-// RecordClaim is the package's RecordClaim, tried until it succeeds, is
-// refused (ErrClaimRefused) or ClaimBudget is spent, with a pause between
-// tries. It does not end with ctx's cancellation: KEB calls it after a
-// claim in Gardener that may have used up the caller's deadline, and a
-// claim the table never learns sends the GA's next cluster to KEB's live
-// path. It returns at the latest ClaimBudget after it is called, whatever
-// ctx. Retrying is safe: the statement is idempotent per instance.
-func (c *Client) RecordClaim(ctx context.Context, claim Claim) error {
-	claim.Request = c.request(claim.Request)
-	budget := c.ClaimBudget
-	if budget <= 0 {
-		budget = DefaultClaimBudget
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget)
-	defer cancel()
-	pause := claimRetryPause
-	for {
-		err := c.recordClaimOnce(ctx, claim)
-		if err == nil || errors.Is(err, ErrClaimRefused) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (gave up after %s)", err, budget)
-		case <-time.After(pause):
-		}
-		pause *= 2
-	}
-}
-
-func (c *Client) recordClaimOnce(ctx context.Context, claim Claim) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	return RecordClaim(ctx, c.DB, claim)
-}
-
-// WithdrawBinding is the package's WithdrawBinding within the client's
-// timeout.
-func (c *Client) WithdrawBinding(ctx context.Context, w Withdrawal) error {
-	if w.Schema == "" {
-		w.Schema = c.Schema
-	}
-	if err := checkWithdrawal(w); err != nil {
-		return err
-	}
-	return c.withdraw(ctx, w.Schema, w.BindingName, withdrawnByKEB)
-}
-
-func (c *Client) withdraw(ctx context.Context, schema, binding, reason string) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout())
-	defer cancel()
-	return withdraw(ctx, c.DB, schema, binding, reason)
 }

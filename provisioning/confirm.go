@@ -41,7 +41,7 @@ const confirmAttempts = 3
 // no call to Gardener, as KEB's live path trusts a list it made moments
 // before; Pick.Confirmed says which it was. Confirmed by Gardener:
 //   - Pick.Binding: Gardener shows the binding as KEB's selector for req
-//     returns it now (TenantSelector), of the runtime's provider; provision
+//     returns it now (tenantSelector), of the runtime's provider; provision
 //     on it. A binding Gardener rejects is withdrawn from the table (until
 //     a snapshot taken after shows it fit again) and the table proposes the
 //     next one, up to confirmAttempts; then ErrRejected.
@@ -61,11 +61,11 @@ const confirmAttempts = 3
 //   - ErrClaimedSince: Gardener's bindings of the GA are not the table's:
 //     KEB takes its live path.
 //   - ErrNoKEBIndex: KEB's instances table lacks the valid index the pick
-//     counts through (KEBIndexMigrationUp), as the client last looked (at
-//     most KEBIndexRecheck ago); nothing is asked of the table or Gardener.
+//     counts through (schema.KEBIndexUp), as the client last looked (at
+//     most a minute ago); nothing is asked of the table or Gardener.
 //     KEB takes its live path.
 //   - ErrSchemaSkew: the job's schema is at a version this module does not
-//     read (ModuleReads), as the client last looked (at most SchemaRecheck
+//     read (ModuleReads), as the client last looked (at most a minute
 //     ago); nothing is asked of the table or Gardener. KEB takes its live
 //     path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
@@ -80,11 +80,10 @@ func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 		if err := c.checkKEBIndex(ctx); err != nil {
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		}
-		if err := c.checkSchemaVersion(ctx, c.request(req).Schema); err != nil {
+		if err := c.checkSchemaVersion(ctx); err != nil {
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		}
 	}
-	req = c.request(req)
 	pick, err := c.confirmedProposal(ctx, req)
 	switch {
 	case err != nil || !pick.ClaimNew:
@@ -177,7 +176,7 @@ func (c *Client) confirmHeld(ctx context.Context, req Request, held []string, gu
 	if c.Gardener == nil {
 		return unconfirmed(req)
 	}
-	listed, err := c.Gardener.CredentialsBindings(ctx, req.TenantSelector())
+	listed, err := c.Gardener.CredentialsBindings(ctx, req.tenantSelector())
 	if err != nil {
 		return fmt.Errorf("next binding for instance %q: list the global account's bindings in Gardener: %w", req.InstanceID, err)
 	}
@@ -190,7 +189,7 @@ func (c *Client) confirmHeld(ctx context.Context, req Request, held []string, gu
 		return nil
 	}
 	return fmt.Errorf("next binding for instance %q, global account %q: Gardener lists %v with %q, the table %v: %w",
-		req.InstanceID, req.GlobalAccountID, inGardener, req.TenantSelector(), held, ErrClaimedSince)
+		req.InstanceID, req.GlobalAccountID, inGardener, req.tenantSelector(), held, ErrClaimedSince)
 }
 
 // unconfirmed is the answer of a client without Gardener to a table that
@@ -214,7 +213,7 @@ func unknownTo(held, listed []string) string {
 // reservation on it becomes void and the next proposal drops it.
 func (c *Client) reject(ctx context.Context, req Request, name, reason string) error {
 	why := fmt.Sprintf("Gardener rejected it for global account %q, pool %s (euAccess %t): %s", req.GlobalAccountID, req.HyperscalerType, req.EUAccess, reason)
-	if err := c.withdraw(ctx, req.Schema, name, why); err != nil {
+	if err := c.withdraw(ctx, name, why); err != nil {
 		return fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 	}
 	return nil

@@ -17,7 +17,7 @@ func TestTenantSelectorIsKEBs(t *testing.T) {
 		{Request{HyperscalerType: "aws"}, "hyperscalerType=aws,!euAccess,shared=true"},
 		{Request{HyperscalerType: "azure", EUAccess: true}, "hyperscalerType=azure,euAccess=true,shared=true"},
 	} {
-		if got := c.req.TenantSelector(); got != c.want {
+		if got := c.req.tenantSelector(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.req, got, c.want)
 		}
 	}

@@ -4,21 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The answers other than a binding or ClaimNew, one error each, told apart
 // with errors.Is. LivePath says which of them hand the request to KEB's
 // live path.
 var (
-	// ErrStale: the candidate table is older than Request.MaxAge, or was
+	// ErrStale: the candidate table is older than Client.MaxAge, or was
 	// never computed: the job has not run for a while.
 	ErrStale = errors.New("candidate table too old to answer from")
 
 	// ErrNoKEBIndex: KEB's instances table lacks the valid index the pick
-	// counts through (KEBIndexMigrationUp): missing, still being built, or
+	// counts through (schema.KEBIndexUp): missing, still being built, or
 	// left INVALID by a build that failed. Without it each pick would scan
 	// KEB's table.
-	ErrNoKEBIndex = errors.New("KEB's instances table has no valid index " + KEBIndexName + " (provisioning.KEBIndexMigrationUp)")
+	ErrNoKEBIndex = errors.New("KEB's instances table has no valid index " + schema.KEBIndexName + " (schema.KEBIndexUp)")
 
 	// ErrUnconfirmed: the table had not seen Gardener within
 	// Client.SeenWithin (or never: a CronJob's table), and the Client has

@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
-// KEBIndexRecheck is how long a Client relies on what it last found of
-// KEB's index (KEBIndexName) before NextBinding looks at the catalog
+// kebIndexRecheck is how long a Client relies on what it last found of
+// KEB's index (schema.KEBIndexName) before NextBinding looks at the catalog
 // again: a client created before KEB's migration built the index answers
 // ErrNoKEBIndex for at most this long after it is valid, and one that saw
 // it valid notices a dropped index within this long.
-const KEBIndexRecheck = time.Minute
+const kebIndexRecheck = time.Minute
 
 // kebIndexSQL answers one row when the instances table the pick reads (the
 // first on the search_path, as the pick resolves it) holds an index named
@@ -20,7 +22,7 @@ const KEBIndexRecheck = time.Minute
 // writes. A concurrent build still running, or one that failed, leaves the
 // index with indisvalid false (and indisready false before the build
 // phase). It reads two catalog tables of some hundred rows each (a fifth
-// of a millisecond on the test bed), once per KEBIndexRecheck, not per
+// of a millisecond on the test bed), once per kebIndexRecheck, not per
 // pick.
 const kebIndexSQL = `SELECT i.indisvalid AND i.indisready
 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
@@ -38,16 +40,16 @@ type kebIndexSeen struct {
 
 // checkKEBIndex answers nil when KEB's index is valid, an error wrapping
 // ErrNoKEBIndex when it is missing or invalid, or the catalog query's
-// error. What it finds of the index is kept for KEBIndexRecheck; a query
+// error. What it finds of the index is kept for kebIndexRecheck; a query
 // that fails is not kept, so the next call asks again. Concurrent calls
 // after the interval may each look once; none waits for another.
 func (c *Client) checkKEBIndex(ctx context.Context) error {
-	if s := c.kebIndex.seen.Load(); s != nil && time.Since(s.at) < KEBIndexRecheck {
+	if s := c.kebIndex.seen.Load(); s != nil && time.Since(s.at) < kebIndexRecheck {
 		return s.err
 	}
 	exists, valid, err := c.lookForKEBIndex(ctx)
 	if err != nil {
-		return fmt.Errorf("look for KEB's index %s: %w", KEBIndexName, err)
+		return fmt.Errorf("look for KEB's index %s: %w", schema.KEBIndexName, err)
 	}
 	var missing error
 	switch {
@@ -55,7 +57,7 @@ func (c *Client) checkKEBIndex(ctx context.Context) error {
 		missing = fmt.Errorf("%w: it does not exist; KEB adds it with its own migrations, and the table answers once it is built", ErrNoKEBIndex)
 	case !valid:
 		missing = fmt.Errorf("%w: it is INVALID, being built concurrently or left by a build that failed; "+
-			"after a failed build KEB drops it (KEBIndexMigrationDown) and runs the migration again", ErrNoKEBIndex)
+			"after a failed build KEB drops it (schema.KEBIndexDown) and runs the migration again", ErrNoKEBIndex)
 	}
 	c.kebIndex.seen.Store(&kebIndexSeen{at: time.Now(), err: missing})
 	return missing
@@ -65,7 +67,7 @@ func (c *Client) checkKEBIndex(ctx context.Context) error {
 func (c *Client) lookForKEBIndex(ctx context.Context) (exists, valid bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	rows, err := c.query(ctx, kebIndexSQL, KEBIndexName)
+	rows, err := c.query(ctx, kebIndexSQL, schema.KEBIndexName)
 	if err != nil {
 		return false, false, err
 	}

@@ -19,7 +19,7 @@ func (d *countingDB) QueryContext(context.Context, string, ...any) (*sql.Rows, e
 	return nil, d.err
 }
 
-// What a client found of KEB's index is kept for KEBIndexRecheck, a
+// What a client found of KEB's index is kept for kebIndexRecheck, a
 // failed look is not, and nothing is kept past the interval.
 func TestTheKEBIndexIsLookedForOncePerInterval(t *testing.T) {
 	down := errors.New("connection refused")
@@ -52,7 +52,7 @@ func TestTheKEBIndexIsLookedForOncePerInterval(t *testing.T) {
 		t.Fatalf("%d catalog queries within the interval, want none", db.queries)
 	}
 
-	missing.at = time.Now().Add(-KEBIndexRecheck)
+	missing.at = time.Now().Add(-kebIndexRecheck)
 	if err := c.checkKEBIndex(ctx); !errors.Is(err, down) || db.queries != 1 {
 		t.Fatalf("after the interval: %v with %d queries, want one look (%v)", err, db.queries, down)
 	}

@@ -15,11 +15,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
-)
 
-// DefaultSchema is where the job keeps its tables unless configured
-// otherwise.
-const DefaultSchema = "hap"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
+)
 
 // Querier is what the statements need of a connection: *sql.DB, *sql.Conn
 // and *sql.Tx all have it. Outside a transaction, or in a READ COMMITTED
@@ -47,12 +45,6 @@ type Request struct {
 	// provider.type Gardener reports as another is never used: Gardener
 	// would refuse the shoot on it.
 	ProviderType string
-	// MaxAge is the oldest candidate table KEB accepts an answer from,
-	// measured from the snapshot the job computed it on, by the database's
-	// clock; 0 means DefaultMaxAge. An older table is refused with ErrStale.
-	MaxAge time.Duration
-	// Schema holds the job's tables; "" means DefaultSchema.
-	Schema string
 	// Account is KEB's multi-account decision for this runtime (AccountFor):
 	// the limit and the guard then come from KEB's configuration, as KEB's
 	// live path applies them. nil: the table's, decided with the job's
@@ -103,17 +95,17 @@ func (req Request) limits() (table bool, limit sql.NullInt64, minGuard int) {
 	}
 }
 
-// DefaultMaxAge is the oldest table NextBinding answers from when the Request
+// DefaultMaxAge is the oldest table NextBinding answers from when the Client
 // names no MaxAge: three runs of the chart's ten-minute CronJob, so one
 // failed run goes unnoticed by provisioning and two in a row do not.
 const DefaultMaxAge = 30 * time.Minute
 
-// maxAge is req's MaxAge, or the default.
-func (req Request) maxAge() time.Duration {
-	if req.MaxAge <= 0 {
+// maxAge is MaxAge, or its default.
+func (c *Client) maxAge() time.Duration {
+	if c.MaxAge <= 0 {
 		return DefaultMaxAge
 	}
-	return req.MaxAge
+	return c.MaxAge
 }
 
 func (req Request) shared() bool { return req.GlobalAccountID == "" }
@@ -173,23 +165,6 @@ func (p *proposal) columns() map[string]any {
 	return cols
 }
 
-// run sends one statement's text with its arguments and returns its rows.
-type run func(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-
-// Propose is the table's answer for req, unconfirmed: the binding it
-// reserves for the instance, ClaimNew, or an error. Client.NextBinding has
-// Gardener confirm it before KEB uses it; Propose alone is for tests and
-// measurements of the statement.
-func Propose(ctx context.Context, db Querier, req Request) (Pick, error) {
-	if err := checkRequest(req); err != nil {
-		return Pick{}, err
-	}
-	if db == nil {
-		return Pick{}, errors.New("propose: no database")
-	}
-	return propose(ctx, db.QueryContext, db, req, sql.NullFloat64{})
-}
-
 func checkRequest(req Request) error {
 	if strings.TrimSpace(req.InstanceID) == "" {
 		return errors.New("next binding: instance id is empty")
@@ -197,31 +172,27 @@ func checkRequest(req Request) error {
 	if strings.TrimSpace(req.HyperscalerType) == "" {
 		return fmt.Errorf("next binding for instance %q: hyperscaler type is empty", req.InstanceID)
 	}
-	if err := CheckSchema(req.Schema); err != nil {
-		return fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
-	}
 	return nil
 }
 
-// propose runs the pick for req through q; db drops void reservations.
+// pick runs the pick for req, dropping a void reservation and asking again.
 // reserveWithin, when valid, is how recently in seconds the table must have
 // seen Gardener for the pick to reserve: an older table answers
 // ErrUnconfirmed and reserves nothing.
-func propose(ctx context.Context, q run, db Querier, req Request, reserveWithin sql.NullFloat64) (Pick, error) {
-	if err := checkRequest(req); err != nil {
-		return Pick{}, err
+func (c *Client) pick(ctx context.Context, req Request, reserveWithin sql.NullFloat64) (Pick, error) {
+	texts, err := pickSQL(c.Schema)
+	if err != nil {
+		return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 	}
-	texts, _ := pickSQL(req.Schema) // the schema was checked above
-	maxAge := req.maxAge()
+	maxAge := c.maxAge()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		p := proposal{dedicatedPicks: !req.shared()}
 		var rows *sql.Rows
-		var err error
 		if req.shared() {
-			rows, err = q(ctx, texts.shared, req.InstanceID, req.HyperscalerType, req.EUAccess, maxAge.Seconds(), reserveWithin)
+			rows, err = c.query(ctx, texts.shared, req.InstanceID, req.HyperscalerType, req.EUAccess, maxAge.Seconds(), reserveWithin)
 		} else {
 			table, limit, minGuard := req.limits()
-			rows, err = q(ctx, texts.dedicated, req.InstanceID, req.HyperscalerType, req.EUAccess, req.GlobalAccountID,
+			rows, err = c.query(ctx, texts.dedicated, req.InstanceID, req.HyperscalerType, req.EUAccess, req.GlobalAccountID,
 				maxAge.Seconds(), table, limit, minGuard, reserveWithin)
 		}
 		if err == nil {
@@ -235,7 +206,7 @@ func propose(ctx context.Context, q run, db Querier, req Request, reserveWithin 
 		case p.binding.Valid:
 			return seen(Pick{Binding: p.binding.String, TableAge: tableAge}), nil
 		case p.void:
-			if err := releaseVoid(ctx, db, req); err != nil {
+			if err := c.releaseVoid(ctx, req); err != nil {
 				return Pick{}, err
 			}
 			continue
@@ -317,8 +288,8 @@ func scanNamed(rows *sql.Rows, dest map[string]any) error {
 
 // releaseVoid drops the instance's reservation on a binding since withdrawn
 // or handed to another GA, so that the next ask picks anew.
-func releaseVoid(ctx context.Context, db Querier, req Request) error {
-	rows, err := db.QueryContext(ctx, fmt.Sprintf(releaseVoidTemplate, schemaOrDefault(req.Schema)), req.InstanceID)
+func (c *Client) releaseVoid(ctx context.Context, req Request) error {
+	rows, err := c.query(ctx, fmt.Sprintf(releaseVoidTemplate, schema.OrDefault(c.Schema)), req.InstanceID)
 	if err == nil {
 		err = drain(rows)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Claim is a binding KEB has just claimed from the pool for the GA of a
@@ -22,15 +24,20 @@ type Claim struct {
 }
 
 // RecordClaim tells the candidate table about a binding KEB claimed after
-// NextBinding said claimNew. Without it the GA's next pick would say
-// claimNew again until the job's next run, and KEB would claim a second
-// account where one was enough. It is one statement and idempotent: call
-// it again for the same instance after a failure.
+// NextBinding said ClaimNew, and ends the claim's lease. Without it the
+// GA's next pick would find a binding in Gardener the table does not hold
+// and go KEB's live path until the job's next run lists it. It is one
+// statement, within the client's timeout and ctx, and idempotent: a second
+// call for the same instance changes nothing more. It does not retry: a
+// failure leaves the lease to expire (ClaimLease), and the GA's next
+// requests then find the claimed binding on KEB's live path, never
+// claiming a second account for it. ErrClaimRefused means no retry can
+// mend the call.
 //
 // The job's next run lists the binding from Gardener's labels and drops the
 // reservation once KEB's table counts the instance. A run whose snapshot was
 // taken before the claim keeps the row this call wrote (recorded_claims).
-func RecordClaim(ctx context.Context, db Querier, c Claim) error {
+func (cl *Client) RecordClaim(ctx context.Context, c Claim) error {
 	switch {
 	case strings.TrimSpace(c.InstanceID) == "":
 		return refused(errors.New("record claim: instance id is empty"))
@@ -43,13 +50,15 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 	case c.Limit != nil && *c.Limit < 1:
 		return refused(fmt.Errorf("record claim of binding %q for instance %q: limit %d, want at least 1 or none", c.BindingName, c.InstanceID, *c.Limit))
 	}
-	query, err := recordClaimSQL(c.Schema)
+	query, err := recordClaimSQL(cl.Schema)
 	if err != nil {
 		return refusedf("record claim of binding %q for instance %q: %w", c.BindingName, c.InstanceID, err)
 	}
+	ctx, cancel := context.WithTimeout(ctx, cl.timeout())
+	defer cancel()
 	for attempt := 0; attempt < lostRaceAttempts; attempt++ {
 		var holds sql.NullString
-		rows, err := db.QueryContext(ctx, query, c.InstanceID, c.GlobalAccountID, c.HyperscalerType, c.EUAccess, c.BindingName, c.Limit)
+		rows, err := cl.query(ctx, query, c.InstanceID, c.GlobalAccountID, c.HyperscalerType, c.EUAccess, c.BindingName, c.Limit)
 		if err == nil {
 			err = scanNamed(rows, map[string]any{"holds": &holds})
 		}
@@ -69,11 +78,11 @@ func RecordClaim(ctx context.Context, db Querier, c Claim) error {
 }
 
 // recordClaimSQL returns the statement RecordClaim runs, for schema.
-func recordClaimSQL(schema string) (string, error) {
-	if err := CheckSchema(schema); err != nil {
+func recordClaimSQL(name string) (string, error) {
+	if err := schema.Check(name); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(recordClaimTemplate, schemaOrDefault(schema)), nil
+	return fmt.Sprintf(recordClaimTemplate, schema.OrDefault(name)), nil
 }
 
 type refusal struct{ err error }

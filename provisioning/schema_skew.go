@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The versions of the job's schema this release of the module reads
@@ -20,10 +22,10 @@ const (
 	SchemaNewest = 12
 )
 
-// SchemaRecheck is how long a Client relies on the schema version it last
+// schemaRecheck is how long a Client relies on the schema version it last
 // read before NextBinding reads it again: a migration or a rollback of the
 // job while KEB runs is noticed within it.
-const SchemaRecheck = time.Minute
+const schemaRecheck = time.Minute
 
 // ErrSchemaSkew: the job's schema is at a version outside what this module
 // reads (SchemaOldest to SchemaNewest), or records none. NextBinding answers
@@ -80,32 +82,32 @@ type schemaSeen struct {
 
 // checkSchemaVersion answers nil when the job's schema is at a version this
 // module reads, an error wrapping ErrSchemaSkew when it is not, or the
-// query's error. What it finds is kept for SchemaRecheck; a query that
+// query's error. What it finds is kept for schemaRecheck; a query that
 // fails is not kept, so the next call asks again. Concurrent calls after
 // the interval may each look once; none waits for another.
-func (c *Client) checkSchemaVersion(ctx context.Context, schema string) error {
-	if err := CheckSchema(schema); err != nil {
+func (c *Client) checkSchemaVersion(ctx context.Context) error {
+	if err := schema.Check(c.Schema); err != nil {
 		return err
 	}
-	schema = schemaOrDefault(schema)
-	if s := c.schemaVersion.seen.Load(); s != nil && s.schema == schema && time.Since(s.at) < SchemaRecheck {
+	name := schema.OrDefault(c.Schema)
+	if s := c.schemaVersion.seen.Load(); s != nil && s.schema == name && time.Since(s.at) < schemaRecheck {
 		return s.err
 	}
-	version, dirty, err := c.readSchemaVersion(ctx, schema)
+	version, dirty, err := c.readSchemaVersion(ctx, name)
 	if err != nil {
-		return fmt.Errorf("read the version of the job's schema %s (KEB's role needs SELECT on %s.hap_reconciler_migrations): %w", schema, schema, err)
+		return fmt.Errorf("read the version of the job's schema %s (KEB's role needs SELECT on %s.hap_reconciler_migrations): %w", name, name, err)
 	}
 	skew := ModuleReads().Check(version, dirty)
-	c.schemaVersion.seen.Store(&schemaSeen{at: time.Now(), schema: schema, err: skew})
+	c.schemaVersion.seen.Store(&schemaSeen{at: time.Now(), schema: name, err: skew})
 	return skew
 }
 
 // readSchemaVersion reads the one row of the job's migrations table in
-// schema, a checked name; none is version 0.
-func (c *Client) readSchemaVersion(ctx context.Context, schema string) (version int, dirty bool, err error) {
+// schema name, a checked name; none is version 0.
+func (c *Client) readSchemaVersion(ctx context.Context, name string) (version int, dirty bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	rows, err := c.query(ctx, fmt.Sprintf(schemaVersionSQL, schema))
+	rows, err := c.query(ctx, fmt.Sprintf(schemaVersionSQL, name))
 	if err != nil {
 		return 0, false, err
 	}

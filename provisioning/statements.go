@@ -2,7 +2,8 @@ package provisioning
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The read path's statements: every one that writes the job's tables from
@@ -22,8 +23,22 @@ import (
 // branches on a parameter: each has one plan, which PostgreSQL can keep
 // generic. Both count each candidate binding's active instances in KEB's
 // instances table at the moment KEB asks, by binding, through the index
-// KEB adds (KEBIndexMigrationUp): the cost is the GA's own bindings and
+// KEB adds (schema.KEBIndexUp): the cost is the GA's own bindings and
 // their clusters, whatever other GAs do.
+//
+// Who writes the candidate table (binding_candidates), so that the job's
+// rewrite and KEB's calls never write the same column of a row:
+//   - the job's rewrite writes every column but picks: the rows, their
+//     values and which bindings are in the table at all;
+//   - a pick and RecordClaim bump picks, and nothing else of a row the job
+//     wrote;
+//   - RecordClaim inserts the row of a binding KEB has just claimed, which
+//     no snapshot lists yet (recorded_claims keeps the rewrite from
+//     removing it until one does), and takes over a row another GA still
+//     held (the account was cleaned and claimed anew).
+// What is reserved on a binding is the reservations' rows, counted where
+// it matters; the column reserved is no longer written (a module of an
+// earlier release still bumps it, which nothing reads).
 //
 // Why a pick is safe under READ COMMITTED, with many KEB replicas picking
 // at once and the job rewriting the table now and then:
@@ -83,7 +98,7 @@ grp AS MATERIALIZED (
 pending AS (
     SELECT r.binding_name, count(*) AS n
     FROM %[1]s.binding_reservations r
-    JOIN instances i ON i.instance_id = r.instance_id AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.instance_id = r.instance_id AND i.` + schema.ActiveInstance + `
                     AND coalesce(i.subscription_secret_name, '') = ''
     WHERE r.binding_name IN (SELECT binding_name FROM grp)
     GROUP BY r.binding_name
@@ -101,7 +116,7 @@ reservation AS (
 ),
 bumped AS (
     UPDATE %[1]s.binding_candidates c
-    SET reserved = c.reserved + 1, picks = c.picks + 1
+    SET picks = c.picks + 1
     FROM reservation r
     WHERE c.binding_name = r.binding_name
     RETURNING c.binding_name
@@ -140,7 +155,7 @@ const dedicatedPick = `
 placed AS (
     SELECT g.binding_name, count(*) FILTER (WHERE %[2]s = $4) AS mine
     FROM grp g
-    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + schema.ActiveInstance + `
     GROUP BY g.binding_name
 ),
 load AS (
@@ -192,7 +207,7 @@ const sharedPick = `
 placed AS (
     SELECT g.binding_name, count(*) AS n
     FROM grp g
-    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + ActiveInstanceSQL + `
+    JOIN instances i ON i.subscription_secret_name = g.binding_name AND i.` + schema.ActiveInstance + `
     GROUP BY g.binding_name
 ),
 picked AS MATERIALIZED (
@@ -210,14 +225,14 @@ picked AS MATERIALIZED (
 type pickTexts struct{ dedicated, shared string }
 
 // pickSQL returns the picks for schema.
-func pickSQL(schema string) (pickTexts, error) {
-	if err := CheckSchema(schema); err != nil {
+func pickSQL(name string) (pickTexts, error) {
+	if err := schema.Check(name); err != nil {
 		return pickTexts{}, err
 	}
-	s := schemaOrDefault(schema)
+	s := schema.OrDefault(name)
 	return pickTexts{
 		dedicated: fmt.Sprintf(pickCommon, s, "$5", "c.global_account_id = $4", "$9") +
-			fmt.Sprintf(dedicatedPick, s, OwnerSQL("i")) +
+			fmt.Sprintf(dedicatedPick, s, schema.Owner("i")) +
 			fmt.Sprintf(pickReserve, s, "$4") + fmt.Sprintf(dedicatedResult, s),
 		shared: fmt.Sprintf(pickCommon, s, "$4", "c.global_account_id = ''", "$5") +
 			fmt.Sprintf(sharedPick, s) +
@@ -225,29 +240,9 @@ func pickSQL(schema string) (pickTexts, error) {
 	}, nil
 }
 
-// NextBindingSQL returns the two statements a pick runs for schema: the
-// one for a GA's own bindings and the one for a shared pool.
-func NextBindingSQL(schema string) (dedicated, shared string, err error) {
-	t, err := pickSQL(schema)
-	return t.dedicated, t.shared, err
-}
-
-// releaseVoidTemplate drops instance $1's void reservation and takes it
-// off the counter of the row it was counted on, if that row is still the
-// reservation's GA's and pool's.
+// releaseVoidTemplate drops instance $1's void reservation.
 const releaseVoidTemplate = `
-WITH gone AS (
-    DELETE FROM %[1]s.binding_reservations WHERE instance_id = $1
-    RETURNING binding_name, global_account_id, hyperscaler_type, eu_access
-),
-lowered AS (
-    UPDATE %[1]s.binding_candidates c
-    SET reserved = greatest(c.reserved - 1, 0)
-    FROM gone g
-    WHERE c.binding_name = g.binding_name AND c.global_account_id = g.global_account_id
-      AND c.hyperscaler_type = g.hyperscaler_type AND c.eu_access = g.eu_access
-)
-SELECT count(*) FROM gone`
+DELETE FROM %[1]s.binding_reservations WHERE instance_id = $1`
 
 // withdrawTemplate takes binding $1 out of every pick with reason $2 until
 // a snapshot taken after it shows the binding again (the job's candidates
@@ -260,11 +255,11 @@ ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = w.withdrawn_at
 RETURNING w.binding_name`
 
 // withdrawSQL returns the withdrawal for schema.
-func withdrawSQL(schema string) (string, error) {
-	if err := CheckSchema(schema); err != nil {
+func withdrawSQL(name string) (string, error) {
+	if err := schema.Check(name); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(withdrawTemplate, schemaOrDefault(schema)), nil
+	return fmt.Sprintf(withdrawTemplate, schema.OrDefault(name)), nil
 }
 
 // recordClaimTemplate lists a freshly claimed binding in the candidate
@@ -328,17 +323,15 @@ reservation AS (
 listed AS (
     INSERT INTO %[1]s.binding_candidates AS c
         (binding_name, global_account_id, hyperscaler_type, eu_access, db_count, shoot_count,
-         effective_count, cluster_limit, headroom, selectable, rank, reserved, computed_at)
+         effective_count, cluster_limit, headroom, selectable, rank, computed_at)
     SELECT r.binding_name, $2, $3, $4, 0, 0, 0, $6::integer, $6::integer, true,
            (SELECT coalesce(max(o.rank), 0) + 1
             FROM %[1]s.binding_candidates o
             WHERE o.global_account_id = $2 AND o.hyperscaler_type = $3 AND o.eu_access = $4),
-           1, now()
+           now()
     FROM reservation r
     ON CONFLICT (binding_name) DO UPDATE
-    SET reserved = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
-                        THEN c.reserved + 1 ELSE 1 END,
-        db_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
+    SET db_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
                         THEN c.db_count ELSE 0 END,
         shoot_count = CASE WHEN (c.global_account_id, c.hyperscaler_type, c.eu_access) = ($2, $3, $4)
                            THEN c.shoot_count ELSE 0 END,
@@ -389,23 +382,3 @@ WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`
 const abandonLeaseTemplate = `
 DELETE FROM %[1]s.claim_leases
 WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3 AND instance_id = $4`
-
-var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
-
-// CheckSchema refuses a schema name that is not a plain identifier: it is
-// written into the statements, not passed as a parameter. "" is the
-// default. The job's configuration and its database adapter check the
-// schema with it too, so one rule holds everywhere.
-func CheckSchema(schema string) error {
-	if schema != "" && !identifier.MatchString(schema) {
-		return fmt.Errorf("schema %q: want lower-case letters, digits and _, not starting with a digit, at most 63", schema)
-	}
-	return nil
-}
-
-func schemaOrDefault(schema string) string {
-	if schema == "" {
-		return DefaultSchema
-	}
-	return schema
-}

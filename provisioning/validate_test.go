@@ -2,12 +2,24 @@ package provisioning
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
+// noQueries is a database that fails the test when asked anything.
+type noQueries struct{ t *testing.T }
+
+func (n noQueries) QueryContext(context.Context, string, ...any) (*sql.Rows, error) {
+	n.t.Helper()
+	n.t.Error("a statement ran")
+	return nil, sql.ErrConnDone
+}
+
 // Requests that cannot be answered are refused before any statement runs:
-// a nil Querier would panic if one did.
+// a client without a database would fail otherwise, naming it.
 func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -15,21 +27,20 @@ func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 		call    func() error
 		mention string
 	}{
-		{"pick without instance", func() error { _, err := Propose(ctx, nil, Request{HyperscalerType: "aws"}); return err }, "instance id is empty"},
-		{"pick without pool", func() error { _, err := Propose(ctx, nil, Request{InstanceID: "i"}); return err }, "hyperscaler type is empty"},
+		{"pick without instance", func() error { _, err := (&Client{}).Propose(ctx, Request{HyperscalerType: "aws"}); return err }, "instance id is empty"},
+		{"pick without pool", func() error { _, err := (&Client{}).Propose(ctx, Request{InstanceID: "i"}); return err }, "hyperscaler type is empty"},
 		{"pick in a bad schema", func() error {
-			_, err := Propose(ctx, nil, Request{InstanceID: "i", HyperscalerType: "aws", Schema: "hap; drop"})
+			_, err := (&Client{DB: noQueries{t}, Schema: "hap; drop"}).Propose(ctx, Request{InstanceID: "i", HyperscalerType: "aws"})
 			return err
 		}, `schema "hap; drop"`},
-		{"withdraw without binding", func() error { return WithdrawBinding(ctx, nil, Withdrawal{}) }, "binding name is empty"},
-		{"withdraw in a bad schema", func() error { return WithdrawBinding(ctx, nil, Withdrawal{BindingName: "b", Schema: "Hap"}) }, `schema "Hap"`},
+		{"withdraw without binding", func() error { return (&Client{}).WithdrawBinding(ctx, Withdrawal{}) }, "binding name is empty"},
+		{"withdraw in a bad schema", func() error {
+			return (&Client{DB: noQueries{t}, Schema: "Hap"}).WithdrawBinding(ctx, Withdrawal{BindingName: "b"})
+		}, `schema "Hap"`},
 		{"claim without binding", func() error {
-			return RecordClaim(ctx, nil, Claim{Request: Request{InstanceID: "i", GlobalAccountID: "ga", HyperscalerType: "aws"}})
+			return (&Client{}).RecordClaim(ctx, Claim{Request: Request{InstanceID: "i", GlobalAccountID: "ga", HyperscalerType: "aws"}})
 		}, "binding name is empty"},
 		{"claim in a shared pool", func() error {
-			return RecordClaim(ctx, nil, Claim{Request: Request{InstanceID: "i", HyperscalerType: "aws"}, BindingName: "s"})
-		}, "KEB never claims a shared binding"},
-		{"claim through a client, refused once", func() error {
 			return (&Client{}).RecordClaim(ctx, Claim{Request: Request{InstanceID: "i", HyperscalerType: "aws"}, BindingName: "s"})
 		}, "KEB never claims a shared binding"},
 	} {
@@ -41,20 +52,20 @@ func TestIncompleteCallsAreRefusedWithoutAStatement(t *testing.T) {
 
 func TestTheStatementsNameTheSchema(t *testing.T) {
 	for name, build := range map[string]func(string) (string, error){
-		"NextBindingSQL dedicated": func(s string) (string, error) { d, _, err := NextBindingSQL(s); return d, err },
-		"NextBindingSQL shared":    func(s string) (string, error) { _, sh, err := NextBindingSQL(s); return sh, err },
-		"recordClaimSQL":           recordClaimSQL, "withdrawSQL": withdrawSQL,
+		"the dedicated pick": func(s string) (string, error) { t, err := pickSQL(s); return t.dedicated, err },
+		"the shared pick":    func(s string) (string, error) { t, err := pickSQL(s); return t.shared, err },
+		"recordClaimSQL":     recordClaimSQL, "withdrawSQL": withdrawSQL,
 	} {
 		sql, err := build("keb_hap")
 		if err != nil || !strings.Contains(sql, "keb_hap.") || strings.Contains(sql, " hap.") {
 			t.Errorf("%s(keb_hap): %v\n%s", name, err, sql)
 		}
-		if sql, _ := build(""); !strings.Contains(sql, DefaultSchema+".") {
+		if sql, _ := build(""); !strings.Contains(sql, schema.Default+".") {
 			t.Errorf("%s(\"\") does not use the default schema:\n%s", name, sql)
 		}
 	}
-	if got := (Request{}).maxAge(); got != DefaultMaxAge {
-		t.Errorf("a Request without MaxAge allows %s, want DefaultMaxAge %s", got, DefaultMaxAge)
+	if got := (&Client{}).maxAge(); got != DefaultMaxAge {
+		t.Errorf("a Client without MaxAge allows %s, want DefaultMaxAge %s", got, DefaultMaxAge)
 	}
 }
 

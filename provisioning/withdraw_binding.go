@@ -11,8 +11,6 @@ import (
 // account to the cleanup.
 type Withdrawal struct {
 	BindingName string
-	// Schema holds the job's tables; "" means DefaultSchema.
-	Schema string
 }
 
 // withdrawnByKEB is the reason a withdrawal of KEB's free step records.
@@ -25,34 +23,27 @@ const withdrawnByKEB = "KEB's free step marked it dirty"
 // would propose the binding until the job's next run sees the label, and
 // Gardener's confirmation would reject it then: one more call to Gardener.
 //
-// It is one statement and idempotent. The withdrawal ends by itself: a
-// RecordClaim of the binding ends it (the account was cleaned and claimed
-// anew), and so does a candidates run whose snapshot, taken after the
-// withdrawal, shows the binding without dirty or gone.
-func WithdrawBinding(ctx context.Context, db Querier, w Withdrawal) error {
-	if err := checkWithdrawal(w); err != nil {
-		return err
-	}
-	return withdraw(ctx, db, w.Schema, w.BindingName, withdrawnByKEB)
-}
-
-func checkWithdrawal(w Withdrawal) error {
+// It is one statement, within the client's timeout and ctx, and
+// idempotent. The withdrawal ends by itself: a RecordClaim of the binding
+// ends it (the account was cleaned and claimed anew), and so does a
+// candidates run whose snapshot, taken after the withdrawal, shows the
+// binding without dirty or gone.
+func (c *Client) WithdrawBinding(ctx context.Context, w Withdrawal) error {
 	if strings.TrimSpace(w.BindingName) == "" {
 		return errors.New("withdraw binding: binding name is empty")
 	}
-	if err := CheckSchema(w.Schema); err != nil {
-		return fmt.Errorf("withdraw binding %q: %w", w.BindingName, err)
-	}
-	return nil
+	return c.withdraw(ctx, w.BindingName, withdrawnByKEB)
 }
 
 // withdraw records binding's withdrawal with reason.
-func withdraw(ctx context.Context, db Querier, schema, binding, reason string) error {
-	query, err := withdrawSQL(schema)
+func (c *Client) withdraw(ctx context.Context, binding, reason string) error {
+	query, err := withdrawSQL(c.Schema)
 	if err != nil {
 		return fmt.Errorf("withdraw binding %q: %w", binding, err)
 	}
-	rows, err := db.QueryContext(ctx, query, binding, reason)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
+	rows, err := c.query(ctx, query, binding, reason)
 	if err == nil {
 		err = drain(rows)
 	}

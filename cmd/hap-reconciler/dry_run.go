@@ -17,12 +17,23 @@ type dryRunFlags struct {
 	allowNoPolicy bool
 }
 
-func (f *dryRunFlags) register(fs *pflag.FlagSet) {
-	fs.BoolVar(&f.all, "dry-run", false, "decide and log everything, write nothing at all: no binding, no table of the job's schema "+
-		"(the candidate table and what KEB reads beside it, the drift history, shadow picks, pool history, release clocks and audit), no counter, no push. "+
-		"run --dry-run applies no migration: on a schema not at this release's version it stops (exit 1)")
-	fs.BoolVar(&f.release, "release-dry-run", false, "only the release is a dry run: it decides and audits would-releases and changes no binding; "+
-		"every other job writes as usual, the candidate table included (the chart's release.dryRun)")
+// register adds the flags to run's or serve's flag set, each with the text
+// that holds for that command: serve runs on schedules and pushes nothing.
+func (f *dryRunFlags) register(fs *pflag.FlagSet, command string) {
+	dryRun := "decide and log everything, write nothing at all: no binding, no table of the job's schema " +
+		"(the candidate table and what KEB reads beside it, the drift history, shadow picks, pool history, release clocks and audit), no counter, no push. " +
+		"run --dry-run applies no migration: on a schema not at this release's version it stops (exit 1)"
+	release := "only the release is a dry run: it decides and audits would-releases and changes no binding; " +
+		"every other job writes as usual, the candidate table included (the chart's release.dryRun)"
+	if command == "serve" {
+		dryRun = "every scheduled run decides and logs everything and writes nothing at all: no binding, no table of the job's schema " +
+			"(the candidate table and what KEB reads beside it, the drift history, shadow picks, pool history, release clocks and audit). " +
+			"serve --dry-run applies no migration: on a schema not at this release's version it does not start (exit 1)"
+		release = "every scheduled release decides and audits would-releases and changes no binding; " +
+			"the other jobs write as usual on their schedules, the candidate table included (the chart's release.dryRun)"
+	}
+	fs.BoolVar(&f.all, "dry-run", false, dryRun)
+	fs.BoolVar(&f.release, "release-dry-run", false, release)
 	fs.BoolVar(&f.allowNoPolicy, "allow-no-keb-policy", false, "write the candidate table even when no multi-account policy is set "+
 		"(neither KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables nor hap.multiHyperscalerAccount): as if KEB's feature were off")
 }

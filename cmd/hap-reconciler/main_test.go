@@ -15,7 +15,12 @@ import (
 // bed is the package's test bed; every test works in a World of its own.
 var bed *testbed.Bed
 
-func TestMain(m *testing.M) { testbed.Main(m, testbed.Setup{Bed: &bed}) }
+// binary is hap-reconciler built from this tree, for the tests that run it
+// as an operator does: a process of its own, at a terminal where that
+// matters.
+var binary string
+
+func TestMain(m *testing.M) { testbed.Main(m, testbed.Setup{Bed: &bed, Binary: &binary}) }
 
 func testContext(t *testing.T) context.Context {
 	return testbed.Context(t, 5*time.Minute)

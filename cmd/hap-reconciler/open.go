@@ -83,14 +83,6 @@ func (g *globals) openToRead(ctx context.Context, live bool) (*environment, erro
 	return g.open(ctx, openForStoredReport)
 }
 
-// checkOutput refuses an -o the reading commands do not print.
-func checkOutput(output string) error {
-	if output != "table" && output != "json" {
-		return usageError{fmt.Errorf("-o: %q is not one of table, json", output)}
-	}
-	return nil
-}
-
 // checkGardenerFiles refuses, before anything runs, what an export must not
 // do. An export is for analysis: its bindings cannot be relabelled, and it is
 // a picture of the past, so nothing KEB provisions from may be computed from
@@ -107,6 +99,8 @@ func (g *globals) checkGardenerFiles(cmd *cobra.Command) error {
 		if live, _ := cmd.Flags().GetBool("live"); !live {
 			return usageError{fmt.Errorf("--gardener-file: %s reads the job's stored tables unless --live; add --live to decide on the export", cmd.Name())}
 		}
+	case "undo-release":
+		return usageError{errors.New("--gardener-file: undo-release changes the binding in the Gardener API; an export cannot be changed")}
 	case "run":
 		return usageError{errors.New("--gardener-file: run writes the candidate table KEB provisions from and the release clocks, " +
 			"and an export is a picture of the past; analyse it with report --live --gardener-file instead")}

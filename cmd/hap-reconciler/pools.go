@@ -1,9 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +15,7 @@ import (
 
 func poolsCmd(g *globals) *cobra.Command {
 	var (
-		output                                  string
+		output                                  *outputFlags
 		live                                    bool
 		plan, platformRegion, hyperscalerRegion string
 		provider                                string
@@ -42,11 +42,12 @@ pool's base is the provider KEB gives the runtime: the plan's own; for trial
 first digit. A provider KEB would not give the runtime is refused.`,
 		Example: `  hap-reconciler pools --live
   hap-reconciler pools -o json
+  hap-reconciler pools -o yaml
   hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1
   hap-reconciler pools --plan trial --provider gcp --platform-region cf-eu10 --hyperscaler-region europe-west3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
+			if err := output.check(); err != nil {
 				return err
 			}
 			if plan != "" {
@@ -61,13 +62,10 @@ first digit. A provider KEB would not give the runtime is refused.`,
 			if err != nil {
 				return err
 			}
-			if output == "json" {
-				return report.WritePoolsJSON(g.stdout, rows)
-			}
-			return report.WritePoolsTable(g.stdout, rows)
+			return output.print(g.stdout, rows, func(w io.Writer, l report.Layout) error { return report.WritePoolsTable(w, rows, l) })
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	output = registerOutput(cmd, rowFormats...)
 	cmd.Flags().BoolVar(&live, "live", false, "compute the pools from a fresh snapshot instead of the recorded history; writes nothing")
 	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
 	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
@@ -93,7 +91,7 @@ type runtimeQuery struct {
 	plan, provider, platformRegion, hyperscalerRegion string
 }
 
-func (g *globals) evaluateRules(output string, q runtimeQuery) error {
+func (g *globals) evaluateRules(output *outputFlags, q runtimeQuery) error {
 	cfg, err := g.load()
 	if err != nil {
 		return err
@@ -118,11 +116,8 @@ func (g *globals) evaluateRules(output string, q runtimeQuery) error {
 	}
 	ev := ruleEvaluation{Plan: q.plan, PlatformRegion: q.platformRegion, HyperscalerRegion: q.hyperscalerRegion, ProviderType: providerType,
 		Rule: got.Rule, HyperscalerType: got.Pool.HyperscalerType, EUAccess: got.Pool.EUAccess, Shared: got.Shared}
-	if output == "json" {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false) // rules read "->"
-		return enc.Encode(ev)
+	if output.structured() {
+		return writeData(g.stdout, output.format, ev)
 	}
 	fmt.Fprintf(g.stdout, "provider:         %s\nrule:             %s\nhyperscalerType:  %s\neuAccess:         %t\nshared:           %t\n",
 		ev.ProviderType, ev.Rule, ev.HyperscalerType, ev.EUAccess, ev.Shared)

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,7 +12,7 @@ import (
 
 func reportCmd(g *globals) *cobra.Command {
 	var (
-		output string
+		output *outputFlags
 		ga     string
 		live   bool
 		shadow bool
@@ -30,10 +28,11 @@ comparison of KEB's own picks with the table's answers instead: how many
 agree, and every pick where they part, with both answers and why.`,
 		Example: `  hap-reconciler report --ga 3e64ebae-38b5-46a0-b1ed-9ccee153a0ae
   hap-reconciler report --live -o json
+  hap-reconciler report -o wide --no-headers
   hap-reconciler report --shadow --since 72h`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
+			if err := output.check(); err != nil {
 				return err
 			}
 			if shadow && live {
@@ -50,29 +49,19 @@ agree, and every pick where they part, with both answers and why.`,
 				if err != nil {
 					return err
 				}
-				return write(g, output, rep, rep.WriteTable)
+				return output.print(g.stdout, rep, rep.WriteTable)
 			}
 			rep, err := env.Reader.Report(cmd.Context(), ga, live, from)
 			if err != nil {
 				return err
 			}
-			return write(g, output, rep, rep.WriteTable)
+			return output.print(g.stdout, rep, rep.WriteTable)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table or json")
+	output = registerOutput(cmd, rowFormats...)
 	cmd.Flags().StringVar(&ga, "ga", "", "only this global account")
 	cmd.Flags().BoolVar(&live, "live", false, "compute a fresh snapshot instead of reading the job's tables; writes nothing")
 	cmd.Flags().BoolVar(&shadow, "shadow", false, "print how KEB's own picks compare with the candidate table's answers, with every difference")
 	cmd.Flags().DurationVar(&g.overrides.since, "since", 0, "how far back KEB's picks are counted (default: shadow.window of the configuration, 168h)")
 	return cmd
-}
-
-// write prints v as JSON or through table.
-func write(g *globals, output string, v any, table func(io.Writer) error) error {
-	if output == "json" {
-		enc := json.NewEncoder(g.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	return table(g.stdout)
 }

@@ -26,6 +26,8 @@ type globals struct {
 	// file, the commands' own included.
 	overrides overrides
 	logLevel  string
+	// logFormat is --log-format: auto, json or text (see logFormats).
+	logFormat string
 	// gardenerFiles replace the Gardener API with kubectl exports.
 	gardenerFiles []string
 
@@ -64,21 +66,57 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	f.StringVar(&g.overrides.namespace, "namespace", "", "Gardener project namespace, e.g. garden-kyma-prod (overrides namespace in the configuration file)")
 	f.StringVar(&g.databaseURL, "database-url", "", "KEB's PostgreSQL URL; empty: $DATABASE_URL, else KEB's APP_DATABASE_* variables")
 	f.StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&g.logFormat, "log-format", logAuto, "log lines as json (KEB's shape) or text; auto: text at a terminal, else json (a pod logs json)")
 	f.StringArrayVar(&g.gardenerFiles, "gardener-file", nil, "read shoots and credentials bindings from `FILE`, the output of "+
 		"kubectl get shoots,credentialsbindings -n NS -o json (or -o yaml), instead of the Gardener API (repeatable; nothing is written to Gardener)")
+	_ = root.MarkPersistentFlagFilename("config", "yaml", "yml")
+	_ = root.MarkPersistentFlagFilename("gardener-file", "json", "yaml", "yml")
+	completeValues(root, "log-level", "debug", "info", "warn", "error")
+	completeValues(root, "log-format", logFormats...)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		g.logs = logStream(cmd.Name(), stdout, stderr)
+		if printsData(cmd) {
+			g.logs = stderr
+		}
+		if err := checkLogFormat(g.logFormat); err != nil {
+			return err
+		}
 		return g.checkGardenerFiles(cmd)
 	}
 
-	root.AddCommand(migrateCmd(g), runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), versionCmd(g))
+	migrate, version := migrateCmd(g), versionCmd(g)
+	hideInherited(root, migrate, gardenerFlags...)
+	hideInherited(root, version, append([]string{"config", "database-url"}, gardenerFlags...)...)
+	root.AddCommand(migrate, runCmd(g), serveCmd(g), reportCmd(g), poolsCmd(g), checkCmd(g), undoReleaseCmd(g), configCmd(g), version)
 	err := root.ExecuteContext(ctx)
 	code := exitCode(err)
 	if err != nil {
-		writeErrorLine(g.logs, withArgsRedacted(err, args), code)
+		writeErrorLine(g.logs, g.logFormat, withArgsRedacted(err, args), code)
 	}
 	return code
 }
+
+// printsData says whether cmd prints JSON or YAML on stdout (-o json or
+// yaml), which then holds nothing else: its logs go to stderr.
+func printsData(cmd *cobra.Command) bool {
+	o := cmd.Flags().Lookup("output")
+	return o != nil && (o.Value.String() == outputJSON || o.Value.String() == outputYAML)
+}
+
+// hideInherited keeps the shared flags names out of cmd's help, for a
+// command they do not apply to (version reads nothing; migrate does not ask
+// Gardener). They are still accepted, and ignored, so that one set of
+// flags can be passed to every command.
+func hideInherited(root, cmd *cobra.Command, names ...string) {
+	for _, name := range names {
+		f := *root.PersistentFlags().Lookup(name) // a copy, sharing the value
+		f.Hidden = true
+		cmd.Flags().AddFlag(&f)
+	}
+}
+
+// gardenerFlags are the shared flags that say how to reach Gardener.
+var gardenerFlags = []string{"kubeconfig", "namespace", "gardener-file"}
 
 // withArgsRedacted hides the password of every argument that may hold one
 // (an '@' or a password=) in err's text: a connection string given where a
@@ -148,14 +186,14 @@ func (g *globals) requireNamespace(cfg config.Config) error {
 	return nil
 }
 
-// logger writes JSON lines shaped like KEB's (see newLogger) to the
-// command's log stream.
+// logger writes lines shaped like KEB's (see newLogger) to the command's
+// log stream.
 func (g *globals) logger() (*zap.Logger, error) {
 	level, err := zapcore.ParseLevel(g.logLevel)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", g.logLevel)}
 	}
-	return newLogger(g.logs, level), nil
+	return newLogger(g.logs, g.logFormat, level), nil
 }
 
 // jobsHelp lists the registry's jobs in run order, each with what it does.

@@ -80,7 +80,8 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 		},
 	}
 	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: "+strings.Join(jobs.AllJobs, ",")+" (default all)")
-	dry.register(cmd.Flags())
+	completeList(cmd, "jobs", jobs.AllJobs...)
+	dry.register(cmd.Flags(), cmd.Name())
 	cmd.Flags().StringVar(&g.overrides.pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
 }

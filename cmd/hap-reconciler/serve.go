@@ -50,7 +50,7 @@ stuck, and the liveness probe restarts the pod.`,
 	cmd.Flags().StringVar(&g.overrides.listen, "listen", "", "address for /metrics, /healthz and /readyz (default metrics.listen, :8080)")
 	cmd.Flags().IntVar(&stuckAfterRuns, "stuck-after-runs", app.DefaultStuckAfterRuns,
 		"fail /healthz once a job completed no run for this many of its scheduled times")
-	dry.register(cmd.Flags())
+	dry.register(cmd.Flags(), cmd.Name())
 	return cmd
 }
 

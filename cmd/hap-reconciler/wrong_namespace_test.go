@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
@@ -54,7 +54,7 @@ func TestAWrongNamespaceChangesNoTableOfTheJobsSchema(t *testing.T) {
 	}
 	// Without KEB's index the job still works; check says what KEB's read
 	// path lacks.
-	if _, err := s.Conn(t, testContext(t)).Exec(testContext(t), provisioning.KEBIndexMigrationDown); err != nil {
+	if _, err := s.Conn(t, testContext(t)).Exec(testContext(t), schema.KEBIndexDown); err != nil {
 		t.Fatal(err)
 	}
 	if code, logs := s.withEnv(t, kebVariables, "check"); code != exitOK || !strings.Contains(logs, `"kebIndexForTheReadPath":false`) ||

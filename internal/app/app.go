@@ -21,6 +21,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hint"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/metrics"
+	"github.com/kyma-project/hap-reconciler/internal/redact"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -209,6 +210,13 @@ func orSaying(err error, what string) error {
 		return err
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// DatabaseURL is databaseURL for showing: the connection string with its
+// password hidden (redact.String) and what set it.
+func DatabaseURL(s Inputs) (shown, source string, err error) {
+	url, source, err := databaseURL(s)
+	return redact.String(url), source, err
 }
 
 // databaseURL returns the connection string and what set it: the flag,

@@ -13,34 +13,37 @@ import (
 // CheckResult is what Check saw: enough to tell on the landscape that the
 // job can work there, and nothing of the data itself.
 type CheckResult struct {
-	Namespace string
+	Namespace string `json:"namespace"`
 	// BindingsWithInstances is how many (binding, owning GA) pairs KEB's
 	// instances table counts active instances for.
-	BindingsWithInstances int
+	BindingsWithInstances int `json:"bindingsWithActiveInstances"`
 	// CandidateRows is how many rows of the job's candidate table were read.
-	CandidateRows int
+	CandidateRows int `json:"candidateRows"`
 	// Bindings is how many credentials bindings the namespace lists;
 	// FirstShoot says whether its first page of shoots held anything.
-	Bindings   int
-	FirstShoot bool
+	Bindings   int  `json:"bindings"`
+	FirstShoot bool `json:"shootsListed"`
 	// KEBIndex says whether KEB's instances table carries the index the
-	// read path counts through (provisioning.KEBIndexMigrationUp), valid:
+	// read path counts through (schema.KEBIndexUp), valid:
 	// KEB adds it before it reads the table, and until it is there and
 	// valid the read path hands every request to KEB's live path
 	// (provisioning.ErrNoKEBIndex). An index left INVALID by a failed
 	// concurrent build counts as missing. Not a failure of the job's
 	// install: KEB's read path needs it.
-	KEBIndex bool
+	KEBIndex bool `json:"kebIndexForTheReadPath"`
 	// KEBModule says where the job's schema stands for the provisioning
 	// module KEB pins (kebModule.*): "reads schema version N (range)", or
-	// a failure when the module does not read it.
-	KEBModule string
+	// "" when a check failed on it.
+	KEBModule string `json:"kebModule"`
 	// PolicySource says where the multi-account policy comes from.
-	PolicySource string
+	PolicySource string `json:"policySource"`
 	// LimitsAndGuard says which configuration a pick's limit and guard come
 	// from: KEB's own when KEB passes provisioning.Request.Account, else the
 	// table's, decided with the job's copy of KEB's variables.
-	LimitsAndGuard string
+	LimitsAndGuard string `json:"limitsAndGuard"`
+	// Failures are the checks that failed, the one to fix first first;
+	// empty when the job can work here.
+	Failures []string `json:"failures"`
 }
 
 // errSeenOne stops a list after its first item: Check proves that listing
@@ -96,6 +99,7 @@ func Check(ctx context.Context, env *Env) (CheckResult, error) {
 		failed = append(failed, fmt.Sprintf("the multi-account policy does not come from KEB's APP_HAP_MULTI_HYPERSCALER_ACCOUNT_* variables (source: %q): "+
 			"install the chart with the values file KEB is deployed with, whose hap block sets them", env.Config.PolicySource))
 	}
+	res.Failures = append([]string{}, failed...)
 	switch len(failed) {
 	case 0:
 		return res, nil

@@ -13,7 +13,7 @@ import (
 // The skew between the provisioning module KEB pins and the job's schema
 // (docs/deployment.md#the-skew-between-kebs-module-and-the-jobs-schema):
 // the module refuses a schema outside its range itself, at its first pick
-// and every provisioning.SchemaRecheck after; the job says so before KEB
+// and every minute after; the job says so before KEB
 // does, from kebModule.*, which states the pin.
 
 // refusePastKEBModule stops a migrate that would take the schema past what

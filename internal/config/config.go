@@ -12,6 +12,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Config is the whole configuration file.
@@ -138,7 +139,7 @@ type Metrics struct {
 func Default() Config {
 	cfg := Config{
 		Gardener:  Gardener{PageSize: 500, RequestTimeout: Duration{Duration: 30 * time.Second}},
-		Database:  Database{Schema: provisioning.DefaultSchema, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
+		Database:  Database{Schema: schema.Default, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
 		Metrics:   Metrics{Listen: ":8080"},
 		KEBModule: KEBModule{SchemaOldest: provisioning.SchemaOldest, SchemaNewest: provisioning.SchemaNewest},
 		Jobs:      jobs.NewSetup(),

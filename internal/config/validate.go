@@ -8,7 +8,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/redact"
 	"github.com/kyma-project/hap-reconciler/internal/setting"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Resolve checks every setting and resolves, once, what the jobs apply
@@ -52,7 +52,7 @@ func (c Config) validate() error {
 			return err
 		}
 	}
-	if c.Database.Schema == "" || provisioning.CheckSchema(c.Database.Schema) != nil {
+	if c.Database.Schema == "" || schema.Check(c.Database.Schema) != nil {
 		return invalid("database.schema", c.Database.Schema, "must be a lower-case SQL identifier")
 	}
 	if reason, taken := schemaNotTheJobs(c.Database.Schema); taken {

@@ -31,23 +31,15 @@ func (r historyRow) version() hap.CandidateVersion {
 // holds from now on: the versions of the rows the rewrite changed or removed
 // end now, the rows it wrote start now, and the rewrite itself is noted with
 // the time of the snapshot it came from. "Now" is the transaction's time on
-// the database's clock, the clock KEB's instance rows carry. Only rows whose
-// values changed are recorded: a pick's reservation is not a version.
+// the database's clock, the clock KEB's instance rows carry. The rewrite
+// writes only rows whose values changed: a pick's reservation is not a
+// version.
 func (s *Store) recordCandidateHistory(tx *gorm.DB, ch candidateChanges, snapshotAt time.Time) error {
-	written := slices.Concat(ch.revised, ch.remove)
-	revised := map[string]bool{}
-	for _, name := range ch.revised {
-		revised[name] = true
-	}
+	written := slices.Clone(ch.remove)
 	var versions []CandidateValues
-	for _, r := range ch.insert {
+	for _, r := range slices.Concat(ch.insert, ch.update) {
 		written = append(written, r.BindingName)
 		versions = append(versions, r.CandidateValues)
-	}
-	for _, r := range ch.update {
-		if revised[r.BindingName] {
-			versions = append(versions, r.CandidateValues)
-		}
 	}
 	if len(written) > 0 {
 		if err := tx.Exec(s.sql(candidateHistoryClose), params{"bindings": jsonList(written)}).Error; err != nil {

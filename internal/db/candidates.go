@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -33,7 +32,7 @@ type CandidateValues struct {
 type candidateRow struct {
 	CandidateValues `gorm:"embedded"`
 	Headroom        *int      `gorm:"column:headroom"`
-	Reserved        int       `gorm:"column:reserved"`
+	Reserved        int       `gorm:"column:reserved"` // the reservations held on it, as candidates_of.sql counts them
 	ComputedAt      time.Time `gorm:"column:computed_at"`
 }
 
@@ -47,13 +46,13 @@ type candidateRow struct {
 // commit, then the new one: never a half-written one.
 //
 // Reservations stay counted exactly once. The rewrite drops the reservations
-// the snapshot absorbed and those older than reservationTTL (an instance KEB
-// never wrote) and lowers the rows' reserved counters by what it dropped, a
-// relative change, like a pick's +1: a pick that commits before, during or
-// after the rewrite keeps its +1, and when a pick and the rewrite meet on
-// one row, the second waits for the first and PostgreSQL re-checks the
-// pick's limit on the row's newest version. A row the table did not hold
-// starts with the reservations already made on its binding.
+// the snapshot absorbed (its database read counts their instances) and those
+// older than reservationTTL (an instance KEB never wrote); a reservation is
+// its row, which the pick counts, so one made at any moment before, during
+// or after the rewrite is neither lost nor counted twice. The rewrite never
+// writes picks, the pick's counter: when a pick and the rewrite meet on one
+// row, the second waits for the first and PostgreSQL re-checks the pick's
+// limit on the row's newest version.
 //
 // A pick counts KEB's instances itself, at the moment KEB asks; the table
 // holds what the snapshot alone can say (the shoots, the limits, the
@@ -76,15 +75,14 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("candidates-rewrite")}).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
-		dropped, err := s.dropReservations(tx, absorbed, reservationTTL)
-		if err != nil {
+		if err := s.dropReservations(tx, absorbed, reservationTTL); err != nil {
 			return err
 		}
 		claims, err := s.keepRecordedClaims(tx, computedAt)
 		if err != nil {
 			return err
 		}
-		diff := newCandidateDiff(rows, want, dropped, computedAt)
+		diff := newCandidateDiff(rows, want, computedAt)
 		diff.claims = claims
 		if err := s.eachCandidateRow(tx, diff.compare); err != nil {
 			return err
@@ -127,47 +125,30 @@ var (
 )
 
 // dropReservations drops the reservations the snapshot absorbed and those
-// older than ttl (an instance KEB never wrote), and counts them by binding:
-// what each row's reserved counter goes down by.
-func (s *Store) dropReservations(tx *gorm.DB, absorbed []string, ttl time.Duration) (map[string]int, error) {
-	dropped := map[string]int{}
-	var names []string
-	if err := tx.Raw(s.sql(reservationsDropAbsorbed), params{"instances": jsonList(absorbed)}).Scan(&names).Error; err != nil {
-		return nil, fmt.Errorf("drop absorbed reservations: %w", err)
+// older than ttl (an instance KEB never wrote).
+func (s *Store) dropReservations(tx *gorm.DB, absorbed []string, ttl time.Duration) error {
+	if err := tx.Exec(s.sql(reservationsDropAbsorbed), params{"instances": jsonList(absorbed)}).Error; err != nil {
+		return fmt.Errorf("drop absorbed reservations: %w", err)
 	}
-	countNames(dropped, names)
-	names = nil
-	if err := tx.Raw(s.sql(reservationsDropExpired), params{"ttl": ttl.Seconds()}).Scan(&names).Error; err != nil {
-		return nil, fmt.Errorf("drop expired reservations: %w", err)
+	if err := tx.Exec(s.sql(reservationsDropExpired), params{"ttl": ttl.Seconds()}).Error; err != nil {
+		return fmt.Errorf("drop expired reservations: %w", err)
 	}
-	countNames(dropped, names)
-	return dropped, nil
-}
-
-func countNames(counts map[string]int, names []string) {
-	for _, n := range names {
-		counts[n]++
-	}
+	return nil
 }
 
 // candidateChanges is what a rewrite does to the table.
 type candidateChanges struct {
-	// revised names the updated rows whose values changed, not only their
-	// reservations: the rows the candidate history records anew.
-	revised []string
-	insert  []candidateRow
-	// update rows hold the new values; dropped says by how much reserved
-	// goes down.
-	update  []candidateRow
-	dropped map[string]int
-	remove  []string
+	insert []candidateRow
+	// update rows hold the new values of rows whose values changed.
+	update []candidateRow
+	remove []string
 }
 
 // candidateDiff compares the table, row by row as it is read, with the rows
 // it must hold, so a rewrite never holds the table twice: only the index of
 // the rows wanted and the rows that change. A row is updated when one of its
-// values changed or reservations on it were dropped; a row whose binding is
-// gone is removed; a wanted row the table lacks is inserted.
+// values changed; a row whose binding is gone is removed; a wanted row the
+// table lacks is inserted.
 type candidateDiff struct {
 	// claims are the claims KEB recorded that the snapshot may not show,
 	// by binding: their rows stay as RecordClaim wrote them unless the
@@ -180,9 +161,8 @@ type candidateDiff struct {
 	ch         candidateChanges
 }
 
-func newCandidateDiff(want []hap.Candidate, index map[string]int, dropped map[string]int, computedAt time.Time) *candidateDiff {
-	return &candidateDiff{want: want, index: index, inTable: make([]bool, len(want)), computedAt: computedAt,
-		ch: candidateChanges{dropped: dropped}}
+func newCandidateDiff(want []hap.Candidate, index map[string]int, computedAt time.Time) *candidateDiff {
+	return &candidateDiff{want: want, index: index, inTable: make([]bool, len(want)), computedAt: computedAt}
 }
 
 // compare takes one row of the table.
@@ -192,9 +172,6 @@ func (d *candidateDiff) compare(current candidateRow) {
 		if ok {
 			d.inTable[i] = true // neither replaced nor inserted
 		}
-		if d.ch.dropped[current.BindingName] > 0 {
-			d.ch.update = append(d.ch.update, current) // its values kept, its reserved lowered
-		}
 		return
 	}
 	if !ok {
@@ -202,12 +179,7 @@ func (d *candidateDiff) compare(current candidateRow) {
 		return
 	}
 	d.inTable[i] = true
-	w := candidateRowOf(d.want[i], d.computedAt)
-	same := sameCandidate(current, w)
-	if !same {
-		d.ch.revised = append(d.ch.revised, w.BindingName)
-	}
-	if !same || d.ch.dropped[w.BindingName] > 0 {
+	if w := candidateRowOf(d.want[i], d.computedAt); !sameCandidate(current, w) {
 		d.ch.update = append(d.ch.update, w)
 	}
 }
@@ -236,10 +208,9 @@ func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
 	return nil
 }
 
-// sameCandidate compares what the job computes; reserved belongs to the
-// picks and computed_at to the run.
+// sameCandidate compares what the job computes; computed_at belongs to the
+// run.
 func sameCandidate(a, b candidateRow) bool {
-	a.Reserved, b.Reserved = 0, 0
 	a.ComputedAt, b.ComputedAt = time.Time{}, time.Time{}
 	return reflect.DeepEqual(a, b)
 }
@@ -259,11 +230,7 @@ func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
 		if err != nil {
 			return err
 		}
-		dropped, err := json.Marshal(ch.dropped)
-		if err != nil {
-			return err
-		}
-		if err := tx.Exec(s.sql(candidatesUpdate), params{"rows": rows, "dropped": string(dropped)}).Error; err != nil {
+		if err := tx.Exec(s.sql(candidatesUpdate), params{"rows": rows}).Error; err != nil {
 			return fmt.Errorf("update %d candidates: %w", len(ch.update), err)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 var (
@@ -34,7 +34,7 @@ var (
 // provisioning module writes once for the job and KEB alike: {{active}},
 // an instance KEB counts as live (deleted_at still the zero time), and
 // {{owner}}, the GA whose count KEB puts it in.
-var kebsRules = []string{"{{active}}", provisioning.ActiveInstanceSQL, "{{owner}}", provisioning.OwnerSQL("instances")}
+var kebsRules = []string{"{{active}}", schema.ActiveInstance, "{{owner}}", schema.Owner("instances")}
 
 // instanceCountRow is one row of instances_count.sql.
 type instanceCountRow struct {
@@ -120,12 +120,12 @@ func (s *Store) ReservationsOn(ctx context.Context, binding string) (int, error)
 }
 
 // HasKEBIndex says whether KEB's instances table carries the index the read
-// path counts through (provisioning.KEBIndexName), valid, which KEB adds
+// path counts through (schema.KEBIndexName), valid, which KEB adds
 // with its own migrations before it reads the candidate table: an index left
 // INVALID by a concurrent build that failed, or one still being built,
 // counts as missing, as the read path counts it (provisioning.ErrNoKEBIndex).
 func (s *Store) HasKEBIndex(ctx context.Context) (bool, error) {
 	var exists bool
-	err := s.db.WithContext(ctx).Raw(s.sql(kebIndexExists), params{"index": provisioning.KEBIndexName}).Scan(&exists).Error
-	return exists, s.wrap("look for KEB's index "+provisioning.KEBIndexName, err)
+	err := s.db.WithContext(ctx).Raw(s.sql(kebIndexExists), params{"index": schema.KEBIndexName}).Scan(&exists).Error
+	return exists, s.wrap("look for KEB's index "+schema.KEBIndexName, err)
 }

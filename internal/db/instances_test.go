@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 func TestReadInstanceCounts(t *testing.T) {
@@ -96,13 +96,13 @@ func TestHasKEBIndexWantsItValid(t *testing.T) {
 		}
 	}
 	has("the index built", true)
-	exec(t, name, provisioning.KEBIndexMigrationDown)
+	exec(t, name, schema.KEBIndexDown)
 	has("the index dropped", false)
 	if err := pg.LeaveKEBIndexInvalid(testContext(t), name); err != nil {
 		t.Fatal(err)
 	}
 	has("the index INVALID", false)
-	exec(t, name, provisioning.KEBIndexMigrationDown)
-	exec(t, name, provisioning.KEBIndexMigrationUp)
+	exec(t, name, schema.KEBIndexDown)
+	exec(t, name, schema.KEBIndexUp)
 	has("the index dropped and built again", true)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // leastPrivilegeGrants are the statements docs/security.md gives the
@@ -153,15 +154,15 @@ func TestTheLeastPrivilegedRoleDoesEverythingTheJobNeedsAndNothingElse(t *testin
 
 	// KEB's role picks through the one statement with the rights granted.
 	asKEB := sqlDB(t, pg.RoleURL(keb, rightPassword, dbname))
-	pick, err := provisioning.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
+	pick, err := testbed.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
 	}
 	// KEB's free step and its claims, with the rights granted.
-	if err := provisioning.WithdrawBinding(ctx, asKEB, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+	if err := testbed.WithdrawBinding(ctx, asKEB, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 		t.Errorf("WithdrawBinding as KEB's role: %v", err)
 	}
-	if err := provisioning.RecordClaim(ctx, asKEB, provisioning.Claim{Request: provisioning.Request{InstanceID: "i-3", GlobalAccountID: "ga-a",
+	if err := testbed.RecordClaim(ctx, asKEB, provisioning.Claim{Request: provisioning.Request{InstanceID: "i-3", GlobalAccountID: "ga-a",
 		HyperscalerType: "aws"}, BindingName: "b-3", Limit: &two}); err != nil {
 		t.Errorf("RecordClaim as KEB's role: %v", err)
 	}
@@ -292,7 +293,7 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 
 	// KEB's role owns the tables: its pick needs no grant.
 	asKEB := sqlDB(t, pg.RoleURL(owner, rightPassword, dbname))
-	if pick, err := provisioning.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
+	if pick, err := testbed.Propose(ctx, asKEB, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || pick.Binding != "b-1" {
 		t.Errorf("NextBinding as KEB's role: %+v, %v", pick, err)
 	}
 

@@ -21,12 +21,12 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/kyma-project/hap-reconciler/internal/redact"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Defaults of Options.
 const (
-	DefaultSchema           = provisioning.DefaultSchema
+	DefaultSchema           = schema.Default
 	DefaultConnectTimeout   = 10 * time.Second
 	DefaultStatementTimeout = 60 * time.Second
 	DefaultMaxOpenConns     = 4
@@ -62,7 +62,7 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Schema == "" {
 		o.Schema = DefaultSchema
 	}
-	if err := provisioning.CheckSchema(o.Schema); err != nil {
+	if err := schema.Check(o.Schema); err != nil {
 		return o, err
 	}
 	durations := []struct {

@@ -92,6 +92,22 @@ func (c *Client) VoidRelease(ctx context.Context, name, resourceVersion, release
 	})
 }
 
+// UndoRelease removes the dirty label a release of the job's set, and
+// marks the binding with the AnnotationReleaseUndone annotation naming
+// releaseID, in one write, provided the binding is still at resourceVersion;
+// otherwise nothing changes and the error satisfies IsConflict. tenantName
+// and every other label stay: the binding is its GA's again, as before the
+// release.
+func (c *Client) UndoRelease(ctx context.Context, name, resourceVersion, releaseID string) error {
+	if name == "" || releaseID == "" || resourceVersion == "" {
+		return fmt.Errorf("undo release %q of credentials binding %q: name, release and resourceVersion must be given", releaseID, name)
+	}
+	return c.guardedPatch(ctx, name, resourceVersion, fmt.Sprintf("undo release %s of credentials binding %q", releaseID, name), map[string]any{
+		"labels":      map[string]any{hap.LabelDirty: nil}, // null: a merge patch removes the label
+		"annotations": map[string]string{hap.AnnotationReleaseUndone: releaseID},
+	})
+}
+
 // guardedPatch merges metadata into the binding provided it is still at
 // resourceVersion; otherwise nothing changes and the error satisfies
 // IsConflict. The write carries its timeout to the API server.

@@ -53,6 +53,10 @@ const (
 	OutcomeWouldRelease = "would_release" // a dry run's decision
 	OutcomeConflict     = "conflict"      // the binding changed under the update
 	OutcomeAborted      = "aborted"       // the update or the fresh look failed
+	// OutcomeUndone records an operator's undo-release of a release that
+	// landed: the dirty label removed, tenantName kept. Its reason names the
+	// release (its intent) it undid.
+	OutcomeUndone = "undone"
 	// OutcomeIntent is written right before the label update; a later row
 	// of the binding settles it (see jobs' release intents).
 	OutcomeIntent = "intent"

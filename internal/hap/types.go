@@ -4,17 +4,17 @@
 // clock; callers pass `now`.
 package hap
 
-import "github.com/kyma-project/hap-reconciler/provisioning"
+import "github.com/kyma-project/hap-reconciler/provisioning/schema"
 
 // Label keys KEB and the account-cleanup process put on CredentialsBindings,
 // and the label KEB puts on shoots. Those KEB's selectors read are the read
 // path's own, written once there.
 const (
-	LabelHyperscalerType = provisioning.LabelHyperscalerType
-	LabelEUAccess        = provisioning.LabelEUAccess
-	LabelTenantName      = provisioning.LabelTenantName
-	LabelShared          = provisioning.LabelShared
-	LabelDirty           = provisioning.LabelDirty
+	LabelHyperscalerType = schema.LabelHyperscalerType
+	LabelEUAccess        = schema.LabelEUAccess
+	LabelTenantName      = schema.LabelTenantName
+	LabelShared          = schema.LabelShared
+	LabelDirty           = schema.LabelDirty
 	LabelInternal        = "internal"
 	LabelRuntimeID       = "kyma-project.io/runtime-id"
 )
@@ -29,6 +29,11 @@ const AnnotationRelease = "hap-reconciler.kyma-project.io/release"
 // impossible: written guarded by the same resourceVersion as that update,
 // it moves the binding past it, so the update can never land.
 const AnnotationReleaseVoided = "hap-reconciler.kyma-project.io/release-voided"
+
+// AnnotationReleaseUndone names the release an operator undid with
+// `hap-reconciler undo-release`: its dirty label was removed and the
+// binding kept its tenantName.
+const AnnotationReleaseUndone = "hap-reconciler.kyma-project.io/release-undone"
 
 // Pool identifies a set of interchangeable bindings, as KEB's search labels do.
 type Pool struct {

@@ -118,6 +118,8 @@ type settings interface {
 	build() Build
 	// keys are the settings' keys in the job's section.
 	keys() []string
+	// resolved is the settings as the job applies them, for showing.
+	resolved() any
 }
 
 type typedSettings[S any] struct {
@@ -139,6 +141,8 @@ func (t typedSettings[S]) check() error {
 }
 
 func (t typedSettings[S]) build() Build { return t.declaration.Build(t.value) }
+
+func (t typedSettings[S]) resolved() any { return t.value }
 
 func (t typedSettings[S]) keys() []string {
 	var section map[string]any

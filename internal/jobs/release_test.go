@@ -19,6 +19,7 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/test/landscape"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
@@ -119,7 +120,7 @@ func TestAClusterArrivingBetweenDecisionAndActionPreventsTheRelease(t *testing.T
 		}
 		s.addShoot(t, landscape.ShootSpec{BindingName: "late-shoot", GlobalAccountID: "ga-shoot", RuntimeID: "rt-late", Pool: aws})
 		s.insertInstance(t, "inst-late", "ga-instance", "late-instance")
-		pick, err := provisioning.Propose(testContext(t), keb, provisioning.Request{
+		pick, err := testbed.Propose(testContext(t), keb, provisioning.Request{
 			InstanceID: "inst-pick", GlobalAccountID: "ga-pick", HyperscalerType: "aws",
 		})
 		if err != nil || pick.ClaimNew || pick.Binding != "late-pick" {

@@ -115,6 +115,19 @@ func (s Setup) Schedules() map[string]string {
 	return out
 }
 
+// Resolved returns the jobs' sections as the jobs apply them, keyed as the
+// file writes them: schedules (every job's, the defaults included), then
+// each job's settings, for `config view`.
+func (s Setup) Resolved() map[string]any {
+	out := map[string]any{SchedulesSection: s.Schedules()}
+	for _, j := range Registry {
+		if j.Section != "" {
+			out[j.Section] = s.settingsOf(j).resolved()
+		}
+	}
+	return out
+}
+
 // settingsOf returns job j's settings; its defaults when s holds none.
 func (s Setup) settingsOf(j Job) settings {
 	if v, ok := s.own[j.Name]; ok {

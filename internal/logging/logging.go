@@ -35,3 +35,9 @@ func EncoderConfig() zapcore.EncoderConfig {
 func New(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
 	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(EncoderConfig()), zapcore.AddSync(w), level))
 }
+
+// NewText is a logger writing the same entries as plain text lines (time,
+// level, message, then the fields as JSON), for a person at a terminal.
+func NewText(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
+	return zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(EncoderConfig()), zapcore.AddSync(w), level))
+}

@@ -2,12 +2,10 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -28,19 +26,24 @@ func StoredPools(ctx context.Context, s PoolHistoryStore, rules hap.PoolNamer, n
 	return hap.BuildPoolView(hap.PoolStatsOfHistory(history), rules, history, now), nil
 }
 
-// WritePoolsTable prints the pool view as `hap-reconciler pools` shows it.
-func WritePoolsTable(out io.Writer, rows []hap.PoolRow) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "POOL\tEU\tSHARED\tFREE\tCLAIMED\tDIRTY\tSHARED BINDINGS\tCLUSTERS\tNEARLY FULL GAS\tDAYS LEFT\tRULES")
+// WritePoolsTable prints the pool view as `hap-reconciler pools` shows it;
+// wide adds the trend the days are estimated from and the nearly full GAs.
+func WritePoolsTable(out io.Writer, rows []hap.PoolRow, l Layout) error {
+	t := newTable(out, l, column{header: "POOL"}, column{header: "EU"}, column{header: "SHARED"}, column{header: "FREE"},
+		column{header: "CLAIMED"}, column{header: "DIRTY"}, column{header: "SHARED BINDINGS"}, column{header: "CLUSTERS"},
+		column{header: "NEARLY FULL GAS"}, column{header: "DAYS LEFT"}, column{header: "FREE PER DAY", wide: true},
+		column{header: "SAMPLES", wide: true}, column{header: "NEARLY FULL GA IDS", wide: true}, column{header: "RULES"})
 	for _, r := range rows {
 		days := "-"
 		if r.DaysLeft != nil {
 			days = strconv.FormatFloat(*r.DaysLeft, 'f', 1, 64)
 		}
-		fmt.Fprintf(w, "%s\t%t\t%t\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", r.HyperscalerType, r.EUAccess, r.Shared,
-			r.Free, r.Claimed, r.Dirty, r.SharedBindings, r.Clusters, len(r.NearlyFull), days, rulesColumn(r))
+		t.row(r.HyperscalerType, strconv.FormatBool(r.EUAccess), strconv.FormatBool(r.Shared), strconv.Itoa(r.Free),
+			strconv.Itoa(r.Claimed), strconv.Itoa(r.Dirty), strconv.Itoa(r.SharedBindings), strconv.Itoa(r.Clusters),
+			strconv.Itoa(len(r.NearlyFull)), days, strconv.FormatFloat(r.FreePerDay, 'f', 2, 64), strconv.Itoa(r.Samples),
+			dashIfEmpty(strings.Join(r.NearlyFull, ",")), rulesColumn(r))
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 // rulesColumn lists the rules leading to the pool, and says so when only
@@ -51,12 +54,4 @@ func rulesColumn(r hap.PoolRow) string {
 		return "UNREACHABLE (\"*\" inputs are literal, no real runtime meets them): " + rules
 	}
 	return rules
-}
-
-// WritePoolsJSON prints the pool view as JSON.
-func WritePoolsJSON(out io.Writer, rows []hap.PoolRow) error {
-	enc := json.NewEncoder(out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // rules read "->"
-	return enc.Encode(rows)
 }

@@ -18,7 +18,7 @@ func TestPoolsTableMarksUnreachablePools(t *testing.T) {
 		{HyperscalerType: "azure", Rules: []string{"azure"}},
 		{HyperscalerType: "openstack", Shared: true, Rules: []string{"sap-converged-cloud(HR=*) -> S"}, Unreachable: true},
 	}
-	if err := WritePoolsTable(&out, rows); err != nil {
+	if err := WritePoolsTable(&out, rows, Layout{}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")

@@ -155,7 +155,7 @@ func TestAReportOfATableNeverWrittenSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	if err := rep.WriteTable(&text); err != nil {
+	if err := rep.WriteTable(&text, Layout{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "never written") || strings.Contains(text.String(), "0001-01-01") {

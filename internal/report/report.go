@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -190,15 +189,17 @@ func compareBools(a, b bool) int {
 
 // WriteTable prints the report as `hap-reconciler report` shows it: one
 // table of the candidate bindings per GA and pool, then the drift on
-// bindings that are no candidates.
-func (rep Report) WriteTable(out io.Writer) error {
+// bindings that are no candidates. Wide adds the effective count the rank
+// is computed from.
+func (rep Report) WriteTable(out io.Writer, l Layout) error {
 	if rep.ComputedAt.IsZero() {
-		fmt.Fprintf(out, "Candidate table (%s, never written: no candidates run has succeeded against this schema yet)\n\n", rep.Source)
+		l.note(out, "Candidate table (%s, never written: no candidates run has succeeded against this schema yet)\n\n", rep.Source)
 	} else {
-		fmt.Fprintf(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
+		l.note(out, "Candidate table (%s, computed %s)\n\n", rep.Source, rep.ComputedAt.UTC().Format(time.RFC3339))
 	}
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "GLOBAL ACCOUNT\tPOOL\tNEXT\tKEB'S OWN CHOICE\tBINDING\tRANK\tDB\tSHOOTS\tLIMIT\tHEADROOM\tSELECTABLE\tDRIFT")
+	t := newTable(out, l, column{header: "GLOBAL ACCOUNT"}, column{header: "POOL"}, column{header: "NEXT"}, column{header: "KEB'S OWN CHOICE"},
+		column{header: "BINDING"}, column{header: "RANK"}, column{header: "DB"}, column{header: "SHOOTS"}, column{header: "EFFECTIVE", wide: true},
+		column{header: "LIMIT"}, column{header: "HEADROOM"}, column{header: "SELECTABLE"}, column{header: "DRIFT"})
 	for _, g := range rep.Groups {
 		ga := g.GlobalAccountID
 		if ga == "" {
@@ -222,31 +223,32 @@ func (rep Report) WriteTable(out io.Writer) error {
 			if i > 0 {
 				ga, pool, next, keb = "", "", "", ""
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%t\t%s\n", ga, pool, next, keb, r.Binding, r.Rank,
-				r.DBCount, r.ShootCount, optionalInt(r.Limit), optionalInt(r.Headroom), r.Selectable, dashIfEmpty(strings.Join(r.Drift, ",")))
+			t.row(ga, pool, next, keb, r.Binding, strconv.Itoa(r.Rank), strconv.Itoa(r.DBCount), strconv.Itoa(r.ShootCount),
+				strconv.Itoa(r.EffectiveCount), optionalInt(r.Limit), optionalInt(r.Headroom), strconv.FormatBool(r.Selectable),
+				dashIfEmpty(strings.Join(r.Drift, ",")))
 		}
 	}
-	if err := w.Flush(); err != nil {
+	if err := t.flush(); err != nil {
 		return err
 	}
 	for _, g := range rep.Groups {
 		if g.Deviation != "" {
-			fmt.Fprintf(out, "\nGA %s, pool %s: rank 1 differs from KEB's own choice: %s\n", g.GlobalAccountID, g.HyperscalerType, g.Deviation)
+			l.note(out, "\nGA %s, pool %s: rank 1 differs from KEB's own choice: %s\n", g.GlobalAccountID, g.HyperscalerType, g.Deviation)
 		}
 	}
 	if rep.Shadow != nil {
-		fmt.Fprintf(out, "\nKEB's own picks against the table: %s\n", rep.Shadow.Summary())
+		l.note(out, "\nKEB's own picks against the table: %s\n", rep.Shadow.Summary())
 	}
 	if len(rep.Other) == 0 {
 		return nil
 	}
-	fmt.Fprintf(out, "\nDrift on bindings that are no candidates\n\n")
-	w = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "BINDING\tKIND\tGLOBAL ACCOUNT\tDB\tSHOOTS\tDETAIL")
+	l.note(out, "\nDrift on bindings that are no candidates\n\n")
+	t = newTable(out, l, column{header: "BINDING"}, column{header: "KIND"}, column{header: "GLOBAL ACCOUNT"}, column{header: "DB"},
+		column{header: "SHOOTS"}, column{header: "DETAIL"})
 	for _, f := range rep.Other {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", f.BindingName, f.Kind, dashIfEmpty(f.GlobalAccountID), f.DBCount, f.ShootCount, f.Detail)
+		t.row(f.BindingName, string(f.Kind), dashIfEmpty(f.GlobalAccountID), strconv.Itoa(f.DBCount), strconv.Itoa(f.ShootCount), f.Detail)
 	}
-	return w.Flush()
+	return t.flush()
 }
 
 func optionalInt(v *int) string {

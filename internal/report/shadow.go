@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -103,19 +102,25 @@ func (rep ShadowSummary) Summary() string {
 	return s
 }
 
-// WriteTable prints the summary and every difference.
-func (rep ShadowReport) WriteTable(out io.Writer) error {
-	fmt.Fprintln(out, rep.Summary())
+// WriteTable prints the summary and every difference; wide adds when the
+// table answering was computed.
+func (rep ShadowReport) WriteTable(out io.Writer, l Layout) error {
+	l.note(out, "%s\n", rep.Summary())
 	if len(rep.Differences) == 0 {
 		return nil
 	}
-	fmt.Fprintln(out)
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "PICKED AT\tINSTANCE\tGLOBAL ACCOUNT\tPOOL\tKEB TOOK\tTABLE ANSWERED\tOUTCOME\tWHY")
+	l.note(out, "\n")
+	t := newTable(out, l, column{header: "PICKED AT"}, column{header: "INSTANCE"}, column{header: "GLOBAL ACCOUNT"}, column{header: "POOL"},
+		column{header: "KEB TOOK"}, column{header: "TABLE ANSWERED"}, column{header: "TABLE COMPUTED", wide: true}, column{header: "OUTCOME"},
+		column{header: "WHY"})
 	for _, d := range rep.Differences {
 		pool := hap.Pool{HyperscalerType: d.HyperscalerType, EUAccess: d.EUAccess}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.PickedAt.UTC().Format(time.RFC3339), d.InstanceID, dashIfEmpty(d.GlobalAccountID),
-			pool, d.KEBBinding, dashIfEmpty(d.Table), d.Outcome, d.Why)
+		computed := "-"
+		if d.SnapshotAt != nil {
+			computed = d.SnapshotAt.UTC().Format(time.RFC3339)
+		}
+		t.row(d.PickedAt.UTC().Format(time.RFC3339), d.InstanceID, dashIfEmpty(d.GlobalAccountID), pool.String(), d.KEBBinding,
+			dashIfEmpty(d.Table), computed, d.Outcome, d.Why)
 	}
-	return w.Flush()
+	return t.flush()
 }

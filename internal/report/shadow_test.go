@@ -41,7 +41,7 @@ func TestShadowReportCountsPicksAndListsEveryDifference(t *testing.T) {
 		t.Fatalf("report %+v; want 4 picks, 2 agreeing, one deviation and one staleness listed", rep)
 	}
 	var out bytes.Buffer
-	if err := rep.WriteTable(&out); err != nil {
+	if err := rep.WriteTable(&out, Layout{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -138,6 +138,9 @@ func measurePicksUnderRewrites(ctx context.Context, w *testbed.World, serverLog 
 		took   time.Duration
 		during bool
 	}
+	// One client for every picker, as a KEB replica has; its timeout does
+	// not bound the picks measured.
+	table := &provisioning.Client{DB: keb, Schema: schema, Timeout: time.Hour}
 	samples := make([][]sample, load.Pickers)
 	errs := make([]error, load.Pickers)
 	groups := groupsOf(rows)
@@ -153,8 +156,8 @@ func measurePicksUnderRewrites(ctx context.Context, w *testbed.World, serverLog 
 				g := groups[p+load.Pickers*r.IntN(mine)]
 				during := rewriting.Load()
 				start := time.Now()
-				_, err := provisioning.Propose(context.WithoutCancel(ctx), keb, provisioning.Request{
-					InstanceID: fmt.Sprintf("rw-%d-%d", p, i), GlobalAccountID: g.GlobalAccountID, HyperscalerType: g.Pool.HyperscalerType, Schema: schema})
+				_, err := table.Propose(context.WithoutCancel(ctx), provisioning.Request{
+					InstanceID: fmt.Sprintf("rw-%d-%d", p, i), GlobalAccountID: g.GlobalAccountID, HyperscalerType: g.Pool.HyperscalerType})
 				took := time.Since(start)
 				if err != nil {
 					errs[p] = err
@@ -165,7 +168,7 @@ func measurePicksUnderRewrites(ctx context.Context, w *testbed.World, serverLog 
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(append(errs, rewriteErr)...); err != nil {
+	if err := errors.Join(append(errs, rewriteErr, table.Close())...); err != nil {
 		return PicksUnderRewrites{}, err
 	}
 	var during, outside []time.Duration

@@ -129,7 +129,7 @@ func demo(ctx context.Context, opts options, n narrator, getenv func(string) str
 		return err
 	}
 	n.step("The report, as `hap-reconciler report` prints it")
-	if err := rep.WriteTable(n.out); err != nil {
+	if err := rep.WriteTable(n.out, report.Layout{}); err != nil {
 		return err
 	}
 	if err := tellStory(ctx, n, env, rep, databaseURL); err != nil {

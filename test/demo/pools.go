@@ -54,5 +54,5 @@ func showPools(ctx context.Context, n narrator, env *app.Env) error {
 			n.note("pool %s (shared %t): the rules %q send runtimes there, but it holds no binding", r.HyperscalerType, r.Shared, r.Rules)
 		}
 	}
-	return report.WritePoolsTable(n.out, rows)
+	return report.WritePoolsTable(n.out, rows, report.Layout{})
 }

@@ -42,7 +42,7 @@ func showShadow(ctx context.Context, n narrator, env *app.Env, databaseURL strin
 	}
 	n.step("KEB's own picks against the table, as `hap-reconciler report --shadow` prints them")
 	var table bytes.Buffer
-	if err := rep.WriteTable(&table); err != nil {
+	if err := rep.WriteTable(&table, report.Layout{}); err != nil {
 		return err
 	}
 	for _, line := range strings.Split(strings.TrimRight(table.String(), "\n"), "\n") {

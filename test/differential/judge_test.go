@@ -84,6 +84,11 @@ type pickCase struct {
 	want kebrules.Verdict
 	// at is when the table's answer came back, for unseenBy.
 	at time.Time
+	// excessBefore is the shoots beyond KEB's count at the snapshot, per
+	// binding of the GA and pool, as the table held them just before the
+	// pick: a rewrite that commits between the pick and the judge (serve's,
+	// seconds apart) may have replaced the version the pick read.
+	excessBefore map[string]int
 }
 
 func (pc pickCase) answer() string {
@@ -176,7 +181,7 @@ func (s *stream) judgeClaim(ctx context.Context, pc pickCase) (string, error) {
 	if pc.want.ClaimNew {
 		return outcomeAgree, nil
 	}
-	full, err := s.gardenerFull(ctx, pc.want, belowLimit(pc.want))
+	full, err := s.gardenerFull(ctx, pc, belowLimit(pc.want))
 	if err != nil || full {
 		return diffGardenerFull, err
 	}
@@ -270,7 +275,7 @@ func (s *stream) explainOrder(ctx context.Context, pc pickCase) (string, error) 
 	if len(offered.Held) < len(pc.want.Held) && s.chooseWith(offered, inFlight).Binding == pc.got.Binding {
 		return diffUnknownBinding, nil
 	}
-	full, err := s.gardenerFull(ctx, pc.want, []string{pc.want.Binding})
+	full, err := s.gardenerFull(ctx, pc, []string{pc.want.Binding})
 	if err != nil || full {
 		return diffGardenerFull, err
 	}
@@ -320,7 +325,8 @@ func belowLimit(v kebrules.Verdict) []string {
 // instances now plus the shoots Gardener showed beyond KEB's count at the
 // snapshot (read-path.md), so a binding is full by Gardener's shoots when
 // those fill it, or when the shoots Gardener shows now do.
-func (s *stream) gardenerFull(ctx context.Context, v kebrules.Verdict, names []string) (bool, error) {
+func (s *stream) gardenerFull(ctx context.Context, pc pickCase, names []string) (bool, error) {
+	v := pc.want
 	if v.Limit == 0 || len(names) == 0 {
 		return false, nil
 	}
@@ -328,21 +334,42 @@ func (s *stream) gardenerFull(ctx context.Context, v kebrules.Verdict, names []s
 	if err != nil {
 		return false, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT binding_name, greatest(effective_count - db_count, 0)
-		FROM hap.binding_candidates WHERE binding_name = ANY($1)`, names)
-	if err != nil {
-		return false, fmt.Errorf("read the shoots beyond KEB's count at the snapshot: %w", err)
-	}
-	excess, err := kebrules.ScanCounts(rows)
+	excess, err := s.excess(ctx, names)
 	if err != nil {
 		return false, err
 	}
 	for _, n := range names {
-		if usage[n] < v.Limit && v.Counts[n]+excess[n] < v.Limit {
+		// The pick read the version of the row held before it or one
+		// written since: either may be the one it counted.
+		seen := max(excess[n], pc.excessBefore[n])
+		if usage[n] < v.Limit && v.Counts[n]+seen < v.Limit {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// excess is, per binding of names, the shoots beyond KEB's count at the
+// snapshot the candidate table holds now.
+func (s *stream) excess(ctx context.Context, names []string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT binding_name, greatest(effective_count - db_count, 0)
+		FROM hap.binding_candidates WHERE binding_name = ANY($1)`, names)
+	if err != nil {
+		return nil, fmt.Errorf("read the shoots beyond KEB's count at the snapshot: %w", err)
+	}
+	return kebrules.ScanCounts(rows)
+}
+
+// excessOfGroup is excess for every binding the table holds for the
+// cluster's GA and pool.
+func (s *stream) excessOfGroup(ctx context.Context, c *cluster) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT binding_name, greatest(effective_count - db_count, 0)
+		FROM hap.binding_candidates WHERE global_account_id = $1 AND hyperscaler_type = $2 AND eu_access = $3`,
+		gaOf(c), c.pool.HyperscalerType, c.pool.EUAccess)
+	if err != nil {
+		return nil, fmt.Errorf("read the shoots beyond KEB's count at the snapshot: %w", err)
+	}
+	return kebrules.ScanCounts(rows)
 }
 
 // outstanding counts, per binding, the table's reservations in flight,
@@ -390,6 +417,9 @@ func (s *stream) evidence(ctx context.Context, pc pickCase) string {
 	}
 	if b.Len() == 0 {
 		return "\n    the table has no row for the GA and pool"
+	}
+	if pc.excessBefore != nil {
+		fmt.Fprintf(&b, "\n    shoots beyond KEB's count just before the pick: %v", pc.excessBefore)
 	}
 	return b.String()
 }

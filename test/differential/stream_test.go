@@ -154,13 +154,17 @@ func (s *stream) oracle(ctx context.Context, c *cluster) (kebrules.Verdict, erro
 // on the table's answer as KEB's resolve step does.
 func (s *stream) tablePick(ctx context.Context, c *cluster) error {
 	req := s.requestFor(c)
+	before, err := s.excessOfGroup(ctx, c)
+	if err != nil {
+		return err
+	}
 	got, err := s.client.NextBinding(ctx, req)
 	at := time.Now()
 	want, werr := s.oracle(ctx, c)
 	if werr != nil {
 		return werr
 	}
-	pc := pickCase{c: c, got: got, err: err, want: want, at: at}
+	pc := pickCase{c: c, got: got, err: err, want: want, at: at, excessBefore: before}
 	if err := s.record(ctx, pc); err != nil {
 		return err
 	}

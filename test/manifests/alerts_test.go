@@ -17,7 +17,10 @@ const (
 	prometheusRuleFile = "../../manifests/hap-reconciler/files/alerts.yaml"
 	alertTestsDir      = "../../manifests/alerts-test"
 	runbookFile        = "../../docs/runbook.md"
-	runbookURLPrefix   = "https://github.com/kyma-project/hap-reconciler/blob/main/docs/runbook.md#"
+	chartFile          = "../../manifests/hap-reconciler/Chart.yaml"
+	// runbookOnMain is how files/alerts.yaml and the promtool cases link
+	// the runbook; the chart renders the links at its appVersion's tag.
+	runbookOnMain = "https://github.com/kyma-project/hap-reconciler/blob/main/docs/runbook.md#"
 	// extractedRulesFile is the name the promtool tests in alerts-test/ load.
 	extractedRulesFile = "hap-reconciler-rules.yaml"
 )
@@ -72,6 +75,9 @@ func promtoolRuleTests(t *testing.T, spec []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The cases expect the annotations as files/alerts.yaml writes them;
+		// the rendered rules link the runbook at the release's tag.
+		data = []byte(strings.ReplaceAll(string(data), runbookOnMain, runbookAtRelease(t)))
 		dst := filepath.Join(dir, filepath.Base(src))
 		if err := os.WriteFile(dst, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -101,6 +107,7 @@ func TestEveryAlertIsDocumentedAndTested(t *testing.T) {
 	}
 	anchors := markdownAnchors(string(runbook))
 	firing, silent := promtoolCases(t)
+	runbookURLPrefix := runbookAtRelease(t)
 
 	var alerts []string
 	for _, g := range groups.Groups {
@@ -159,6 +166,23 @@ func ruleSpec(t *testing.T, kind string) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// runbookAtRelease is where the rendered alerts link the runbook: the docs
+// at the tag of the chart's appVersion, the release deployed, not main.
+func runbookAtRelease(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(chartFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	if err := yaml.Unmarshal(data, &chart); err != nil || chart.AppVersion == "" {
+		t.Fatalf("%s: no appVersion (%v)", chartFile, err)
+	}
+	return "https://github.com/kyma-project/hap-reconciler/blob/" + chart.AppVersion + "/docs/runbook.md#"
 }
 
 func alertTestFiles(t *testing.T) []string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -81,9 +82,9 @@ func TestPickCostAtXL(t *testing.T) {
 		window = size
 		for _, indexed := range []bool{true, false} {
 			if indexed {
-				b.exec(t, provisioning.KEBIndexMigrationUp)
+				b.exec(t, schema.KEBIndexUp)
 			} else {
-				b.exec(t, provisioning.KEBIndexMigrationDown)
+				b.exec(t, schema.KEBIndexDown)
 			}
 			b.exec(t, `VACUUM ANALYZE instances`)
 			picks := *costPicks

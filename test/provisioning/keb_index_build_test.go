@@ -15,7 +15,7 @@ import (
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
@@ -27,8 +27,8 @@ func kebMigration(t *testing.T, url string) *migrate.Migrate {
 	t.Helper()
 	const name = "202612010000_add_instances_active_by_binding_index"
 	src, err := iofs.New(fstest.MapFS{
-		name + ".up.sql":   {Data: []byte(provisioning.KEBIndexMigrationUp)},
-		name + ".down.sql": {Data: []byte(provisioning.KEBIndexMigrationDown)},
+		name + ".up.sql":   {Data: []byte(schema.KEBIndexUp)},
+		name + ".down.sql": {Data: []byte(schema.KEBIndexDown)},
 	}, ".")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ const kebInsert = `INSERT INTO instances (instance_id, runtime_id, global_accoun
 func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 	b := newBed(t)
 	ctx := testbed.Context(t, 10*time.Minute)
-	b.exec(t, provisioning.KEBIndexMigrationDown)
+	b.exec(t, schema.KEBIndexDown)
 	seedXLInstances(t, b)
 	b.exec(t, `VACUUM ANALYZE instances`)
 	m := kebMigration(t, b.url)
@@ -134,7 +134,7 @@ func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 		committed[build.Phase]++
 	}
 	if valid := indexValid(t, ctx, b.keb); valid {
-		t.Fatalf("%s valid while its build still waits", provisioning.KEBIndexName)
+		t.Fatalf("%s valid while its build still waits", schema.KEBIndexName)
 	}
 	if err := insertWithin(ctx, b.keb, "new-under-lock-timeout"); err != nil {
 		t.Errorf("KEB's insert under lock_timeout during the build: %v, want it committed", err)
@@ -158,7 +158,7 @@ func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 		t.Fatalf("golang-migrate's version after the migration: %d, dirty %t, %v", version, dirty, err)
 	}
 	if !indexValid(t, ctx, b.keb) {
-		t.Fatalf("%s not valid after KEB's migration", provisioning.KEBIndexName)
+		t.Fatalf("%s not valid after KEB's migration", schema.KEBIndexName)
 	}
 	// The rows inserted while it built are in it.
 	var inIndex int
@@ -168,7 +168,7 @@ func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	const count = `SELECT count(*) FROM instances WHERE subscription_secret_name = 'b-new' AND ` + provisioning.ActiveInstanceSQL
+	const count = `SELECT count(*) FROM instances WHERE subscription_secret_name = 'b-new' AND ` + schema.ActiveInstance
 	if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
@@ -190,21 +190,21 @@ func TestKEBInsertsWhileItsIndexBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = tx.Rollback()
-	if want := committed["before the build"] + during + 1; inIndex != want || !strings.Contains(plan, provisioning.KEBIndexName) {
-		t.Errorf("KEB's new rows through %s: %d (plan %q), want %d", provisioning.KEBIndexName, inIndex, plan, want)
+	if want := committed["before the build"] + during + 1; inIndex != want || !strings.Contains(plan, schema.KEBIndexName) {
+		t.Errorf("KEB's new rows through %s: %d (plan %q), want %d", schema.KEBIndexName, inIndex, plan, want)
 	}
 
 	if err := m.Down(); err != nil {
 		t.Fatalf("KEB's migration down (DROP INDEX CONCURRENTLY): %v", err)
 	}
 	if indexExists(t, ctx, b.keb) {
-		t.Fatalf("%s still there after KEB's migration down", provisioning.KEBIndexName)
+		t.Fatalf("%s still there after KEB's migration down", schema.KEBIndexName)
 	}
 
 	// What a plain CREATE INDEX would have done: it holds a ShareLock on
 	// instances until it ends, and KEB's insert waits for it. The build is
 	// held in a transaction here so that its end cannot race the insert.
-	plain := strings.Replace(provisioning.KEBIndexMigrationUp, "CREATE INDEX CONCURRENTLY", "CREATE INDEX", 1)
+	plain := strings.Replace(schema.KEBIndexUp, "CREATE INDEX CONCURRENTLY", "CREATE INDEX", 1)
 	builder, err := b.keb.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +260,7 @@ func lockModes(t *testing.T, ctx context.Context, db *sql.DB, pid int) string {
 func indexExists(t *testing.T, ctx context.Context, db *sql.DB) bool {
 	t.Helper()
 	var exists bool
-	if err := db.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, provisioning.KEBIndexName).Scan(&exists); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, schema.KEBIndexName).Scan(&exists); err != nil {
 		t.Fatal(err)
 	}
 	return exists
@@ -270,7 +270,7 @@ func indexValid(t *testing.T, ctx context.Context, db *sql.DB) bool {
 	t.Helper()
 	var valid bool
 	if err := db.QueryRowContext(ctx, `SELECT coalesce((SELECT indisvalid AND indisready FROM pg_index WHERE indexrelid = to_regclass($1)), false)`,
-		provisioning.KEBIndexName).Scan(&valid); err != nil {
+		schema.KEBIndexName).Scan(&valid); err != nil {
 		t.Fatal(err)
 	}
 	return valid

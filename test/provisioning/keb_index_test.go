@@ -8,6 +8,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // NextBinding answers from the table only while KEB's index is there and
@@ -29,7 +30,7 @@ func TestNextBindingHandsOffWithoutAValidKEBIndex(t *testing.T) {
 		if !errors.Is(err, provisioning.ErrNoKEBIndex) || !provisioning.LivePath(err) || pick.Binding != "" || pick.ClaimNew {
 			t.Fatalf("%s: %+v, %v; want a live-path hand-off with ErrNoKEBIndex", what, pick, err)
 		}
-		for _, m := range []string{provisioning.KEBIndexName, "KEBIndexMigrationUp", mention} {
+		for _, m := range []string{schema.KEBIndexName, "schema.KEBIndexUp", mention} {
 			if !strings.Contains(err.Error(), m) {
 				t.Errorf("%s: %q does not mention %q", what, err, m)
 			}
@@ -39,7 +40,7 @@ func TestNextBindingHandsOffWithoutAValidKEBIndex(t *testing.T) {
 		}
 	}
 
-	b.exec(t, provisioning.KEBIndexMigrationDown)
+	b.exec(t, schema.KEBIndexDown)
 	handsOff(&provisioning.Client{DB: b.keb, Gardener: gardener}, "without KEB's index", "does not exist")
 
 	if err := pg.LeaveKEBIndexInvalid(testContext(t), b.dbname); err != nil {
@@ -49,11 +50,11 @@ func TestNextBindingHandsOffWithoutAValidKEBIndex(t *testing.T) {
 	handsOff(invalid, "with the INVALID index a failed build left", "INVALID")
 
 	// KEB's recovery: drop the invalid index and run the migration again.
-	// A client relies on its last look for KEBIndexRecheck; a new one sees
+	// A client relies on its last look for a minute (kebIndexRecheck); a new one sees
 	// the index valid and picks.
-	b.exec(t, provisioning.KEBIndexMigrationDown)
-	b.exec(t, provisioning.KEBIndexMigrationUp)
-	handsOff(invalid, "within KEBIndexRecheck of the last look", "INVALID")
+	b.exec(t, schema.KEBIndexDown)
+	b.exec(t, schema.KEBIndexUp)
+	handsOff(invalid, "within a minute of the last look", "INVALID")
 	pick, err := (&provisioning.Client{DB: b.keb, Gardener: gardener}).NextBinding(testContext(t), req)
 	if err != nil || pick.Binding != "b-1" {
 		t.Fatalf("with KEB's index valid: %+v, %v; want b-1", pick, err)
@@ -66,7 +67,7 @@ type fitFor string
 
 func (f fitFor) CredentialsBinding(_ context.Context, name string) (provisioning.Binding, bool, error) {
 	return provisioning.Binding{Name: name, Labels: map[string]string{
-		provisioning.LabelHyperscalerType: "aws", provisioning.LabelTenantName: string(f)}}, true, nil
+		schema.LabelHyperscalerType: "aws", schema.LabelTenantName: string(f)}}, true, nil
 }
 
 func (f fitFor) CredentialsBindings(context.Context, string) ([]provisioning.Binding, error) {

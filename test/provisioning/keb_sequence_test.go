@@ -7,6 +7,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 // KEB's whole life of a binding, KEB's side through the module's API alone:
@@ -22,7 +23,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	}
 
 	// Resolve and provision: the GA's binding.
-	pick, err := provisioning.Propose(ctx, b.keb, request("i-1"))
+	pick, err := testbed.Propose(ctx, b.keb, request("i-1"))
 	if err != nil || pick.Binding != "b-1" {
 		t.Fatalf("first resolve: %+v, %v; want b-1", pick, err)
 	}
@@ -32,14 +33,14 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	// (in Gardener) and withdraws it, twice as a retry would.
 	b.exec(t, `UPDATE instances SET deleted_at = now() WHERE subscription_secret_name = 'b-1'`)
 	for range 2 {
-		if err := provisioning.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+		if err := testbed.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 			t.Fatalf("withdraw: %v", err)
 		}
 	}
 
 	// Resolve again: the table still lists b-1 as selectable, the pick
 	// must not return it.
-	pick, err = provisioning.Propose(ctx, b.keb, request("i-2"))
+	pick, err = testbed.Propose(ctx, b.keb, request("i-2"))
 	if err != nil || !pick.ClaimNew {
 		t.Fatalf("resolve after the free step: %+v, %v; want claim new", pick, err)
 	}
@@ -48,7 +49,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	if err := b.recordClaim(t, "i-2", "ga-a", "b-2", limit(10)); err != nil {
 		t.Fatal(err)
 	}
-	if pick, err = provisioning.Propose(ctx, b.keb, request("i-3")); err != nil || pick.Binding != "b-2" {
+	if pick, err = testbed.Propose(ctx, b.keb, request("i-3")); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("resolve after the claim: %+v, %v; want b-2", pick, err)
 	}
 
@@ -58,7 +59,7 @@ func TestKEBsFreeStepWithdrawsTheBindingFromEveryPick(t *testing.T) {
 	if ended, err := b.store.EndWithdrawals(ctx, now, []string{"b-1"}); err != nil || ended != 0 {
 		t.Fatalf("EndWithdrawals with b-1 still dirty: %d, %v; want none ended", ended, err)
 	}
-	if pick, err = provisioning.Propose(ctx, b.keb, request("i-4")); err != nil || pick.Binding != "b-2" {
+	if pick, err = testbed.Propose(ctx, b.keb, request("i-4")); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("resolve while b-1 is dirty: %+v, %v; want b-2", pick, err)
 	}
 	if ended, err := b.store.EndWithdrawals(ctx, now, nil); err != nil || ended != 1 {
@@ -72,7 +73,7 @@ func TestAClaimEndsTheBindingsWithdrawal(t *testing.T) {
 	b := newBed(t)
 	ctx := testContext(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(10))}, nil)
-	if err := provisioning.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-9"}); err != nil {
+	if err := testbed.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-9"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.recordClaim(t, "i-1", "ga-new", "b-9", limit(10)); err != nil {
@@ -88,7 +89,7 @@ func TestAWithdrawalOutlivesSnapshotsTakenBeforeIt(t *testing.T) {
 	b := newBed(t)
 	ctx := testContext(t)
 	before := b.databaseTime(t)
-	if err := provisioning.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+	if err := testbed.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if ended, err := b.store.EndWithdrawals(ctx, before, nil); err != nil || ended != 0 {
@@ -97,7 +98,7 @@ func TestAWithdrawalOutlivesSnapshotsTakenBeforeIt(t *testing.T) {
 	if ended, err := b.store.EndWithdrawals(ctx, b.databaseTime(t), nil); err != nil || ended != 1 {
 		t.Fatalf("EndWithdrawals for a later snapshot: %d, %v; want 1", ended, err)
 	}
-	if err := provisioning.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{}); err == nil {
+	if err := testbed.WithdrawBinding(ctx, b.keb, provisioning.Withdrawal{}); err == nil {
 		t.Fatal("a withdrawal without a binding name was accepted")
 	}
 }
@@ -108,8 +109,10 @@ func TestAWithdrawalOutlivesSnapshotsTakenBeforeIt(t *testing.T) {
 func TestAStaleTableIsRefused(t *testing.T) {
 	b := newBed(t)
 	ctx := testContext(t)
-	request := provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws", MaxAge: time.Hour}
-	if _, err := provisioning.Propose(ctx, b.keb, request); !errors.Is(err, provisioning.ErrStale) {
+	request := provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"}
+	anHour := &provisioning.Client{DB: b.keb, MaxAge: time.Hour}
+	defer anHour.Close()
+	if _, err := anHour.Propose(ctx, request); !errors.Is(err, provisioning.ErrStale) {
 		t.Fatalf("pick before the job ever computed the table: %v; want ErrStale", err)
 	}
 
@@ -117,20 +120,21 @@ func TestAStaleTableIsRefused(t *testing.T) {
 	if err := b.store.ReplaceCandidates(ctx, rows, nil, b.databaseTime(t).Add(-2*time.Hour), ttl); err != nil {
 		t.Fatal(err)
 	}
-	pick, err := provisioning.Propose(ctx, b.keb, request)
+	pick, err := anHour.Propose(ctx, request)
 	if !errors.Is(err, provisioning.ErrStale) || pick.TableAge < 2*time.Hour {
 		t.Fatalf("pick from a table 2h old with MaxAge 1h: %+v, %v; want ErrStale and the age", pick, err)
 	}
 	if r := b.reserved(t); r["b-1"] != 0 {
 		t.Fatalf("a refused pick reserved %d on b-1", r["b-1"])
 	}
-	if _, err := provisioning.Propose(ctx, b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a",
+	if _, err := testbed.Propose(ctx, b.keb, provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a",
 		HyperscalerType: "aws"}); !errors.Is(err, provisioning.ErrStale) {
 		t.Fatalf("pick from a table 2h old with the default MaxAge (%s): %v; want ErrStale", provisioning.DefaultMaxAge, err)
 	}
 
-	request.MaxAge = 3 * time.Hour
-	pick, err = provisioning.Propose(ctx, b.keb, request)
+	threeHours := &provisioning.Client{DB: b.keb, MaxAge: 3 * time.Hour}
+	defer threeHours.Close()
+	pick, err = threeHours.Propose(ctx, request)
 	if err != nil || pick.Binding != "b-1" || pick.TableAge < 2*time.Hour || pick.TableAge > 3*time.Hour {
 		t.Fatalf("pick from a table 2h old with MaxAge 3h: %+v, %v; want b-1 and its age", pick, err)
 	}

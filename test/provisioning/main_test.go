@@ -96,7 +96,7 @@ func (b *bed) pick(ctx context.Context, instanceID, ga string) (string, bool, er
 	if err := b.requested(ctx, instanceID, ga); err != nil {
 		return "", false, err
 	}
-	pick, err := provisioning.Propose(ctx, b.keb, provisioning.Request{
+	pick, err := testbed.Propose(ctx, b.keb, provisioning.Request{
 		InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws",
 	})
 	return pick.Binding, pick.ClaimNew, err
@@ -111,7 +111,7 @@ func (b *bed) mustPick(t *testing.T, instanceID, ga string) string {
 	return name
 }
 
-// reserved reads the reserved counter of every candidate row.
+// reserved reads, per candidate row, the reservations held on its binding.
 func (b *bed) reserved(t *testing.T) map[string]int {
 	t.Helper()
 	rows, err := b.store.Candidates(testContext(t), hap.AllGlobalAccounts)

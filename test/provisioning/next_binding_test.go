@@ -9,6 +9,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func TestConcurrentPicksNeverExceedTheLimit(t *testing.T) {
@@ -146,7 +147,7 @@ func TestPickStaysInItsPool(t *testing.T) {
 	if err != nil || !claimNew || name != "" {
 		t.Fatalf("pick for ga-a in aws/non-EU: %q, claimNew %v, %v; want claimNew", name, claimNew, err)
 	}
-	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{
+	pick, err := testbed.Propose(testContext(t), b.keb, provisioning.Request{
 		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws", EUAccess: true,
 	})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-eu" {
@@ -157,15 +158,18 @@ func TestPickStaysInItsPool(t *testing.T) {
 func TestNextBindingRefusesBadRequests(t *testing.T) {
 	b := newBed(t)
 	cases := []struct {
+		schema  string
 		req     provisioning.Request
 		mention string
 	}{
-		{provisioning.Request{HyperscalerType: "aws"}, "instance id is empty"},
-		{provisioning.Request{InstanceID: "i-1"}, "hyperscaler type is empty"},
-		{provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws", Schema: "hap;"}, `schema "hap;"`},
+		{"", provisioning.Request{HyperscalerType: "aws"}, "instance id is empty"},
+		{"", provisioning.Request{InstanceID: "i-1"}, "hyperscaler type is empty"},
+		{"hap;", provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws"}, `schema "hap;"`},
 	}
 	for _, c := range cases {
-		_, err := provisioning.Propose(testContext(t), b.keb, c.req)
+		client := &provisioning.Client{DB: b.keb, Schema: c.schema}
+		_, err := client.Propose(testContext(t), c.req)
+		client.Close()
 		if err == nil || !strings.Contains(err.Error(), c.mention) {
 			t.Errorf("NextBinding(%+v): %v; want an error mentioning %q", c.req, err, c.mention)
 		}
@@ -190,16 +194,16 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.claim_leases TO %[1]s;
 		GRANT SELECT ON instances TO %[1]s`, role))
 	keb := openKEB(t, pg.RoleURL(role, "keb-pw", b.dbname))
-	pick, err := provisioning.Propose(testContext(t), keb, provisioning.Request{
+	pick, err := testbed.Propose(testContext(t), keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
 	})
 	if err != nil || pick.ClaimNew || pick.Binding != "b-1" {
 		t.Fatalf("pick as %s: %+v, %v", role, pick, err)
 	}
-	if err := provisioning.WithdrawBinding(testContext(t), keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+	if err := testbed.WithdrawBinding(testContext(t), keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 		t.Fatalf("withdraw as %s: %v", role, err)
 	}
-	if err := provisioning.RecordClaim(testContext(t), keb, provisioning.Claim{Request: provisioning.Request{
+	if err := testbed.RecordClaim(testContext(t), keb, provisioning.Claim{Request: provisioning.Request{
 		InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}, BindingName: "b-2", Limit: limit(10)}); err != nil {
 		t.Fatalf("record a claim as %s: %v", role, err)
 	}

@@ -23,7 +23,7 @@ func TestALivePlacementSinceTheSnapshotCounts(t *testing.T) {
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 9, 1, limit(10))}, nil)
 	b.writeInstance(t, "live-1", "ga-a", "b-1")
 
-	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{
+	pick, err := testbed.Propose(testContext(t), b.keb, provisioning.Request{
 		InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws",
 	})
 	if err != nil || !pick.ClaimNew || len(pick.Held) != 1 {
@@ -113,7 +113,7 @@ func TestABindingClaimedByAnotherGAIsNeverPickedForTheFormerOne(t *testing.T) {
 	if got := b.mustPick(t, "i-old", "ga-1"); got != "x" {
 		t.Fatalf("first pick: %s, want x", got)
 	}
-	if err := provisioning.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "x"}); err != nil {
+	if err := testbed.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.recordClaim(t, "i-ga2", "ga-2", "x", limit(10)); err != nil {
@@ -137,7 +137,7 @@ func TestABindingClaimedByAnotherGAIsNeverPickedForTheFormerOne(t *testing.T) {
 func TestAnEmptySharedPoolIsNoClaim(t *testing.T) {
 	b := newBed(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 0, 1, limit(10))}, nil)
-	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws"})
+	pick, err := testbed.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-1", HyperscalerType: "aws"})
 	if !errors.Is(err, provisioning.ErrSharedPoolEmpty) || pick.ClaimNew {
 		t.Fatalf("shared pick in an empty pool: %+v, %v; want ErrSharedPoolEmpty", pick, err)
 	}
@@ -157,28 +157,39 @@ func TestASharedPickCountsPlacementsSinceTheSnapshot(t *testing.T) {
 		t.Fatalf("shared pick after two live placements on s-1: %s, want s-2", got)
 	}
 	// KEB applies no limit in a shared pool, whatever its allowlist says.
-	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-2", HyperscalerType: "aws",
+	pick, err := testbed.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-2", HyperscalerType: "aws",
 		Account: &provisioning.Account{MultiAccount: true, Limit: 1}})
 	if err != nil || pick.Binding != "s-1" {
 		t.Fatalf("shared pick with KEB's limit of 1 for dedicated pools: %+v, %v; want s-1", pick, err)
 	}
 }
 
-// KEB's claim waited on its mutex and used up the step's deadline: the
-// record must still land, or the GA's next cluster claims a second account.
-func TestASlowClaimIsStillRecorded(t *testing.T) {
+// RecordClaim ends with the caller's context, as every call does: a
+// deadline KEB's claim used up fails the record, which a second call (KEB's
+// retry, or the same step's) makes, once, and the GA's next cluster lands on
+// the claimed binding.
+func TestRecordClaimEndsWithTheCallersContext(t *testing.T) {
 	b := newBed(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-full", 3, 1, limit(3))}, nil)
-	client := provisioning.Client{DB: b.keb, Timeout: 5 * time.Second}
+	client := &provisioning.Client{DB: b.keb, Timeout: 5 * time.Second}
+	defer client.Close()
+	claim := provisioning.Claim{
+		Request:     provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
+		BindingName: "b-claimed", Limit: limit(3),
+	}
 	spent, cancel := context.WithTimeout(testContext(t), time.Nanosecond)
 	defer cancel()
 	<-spent.Done()
-	err := client.RecordClaim(spent, provisioning.Claim{
-		Request:     provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
-		BindingName: "b-claimed", Limit: limit(3),
-	})
-	if err != nil {
-		t.Fatalf("RecordClaim after the caller's deadline passed: %v", err)
+	if err := client.RecordClaim(spent, claim); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("RecordClaim after the caller's deadline passed: %v; want the deadline", err)
+	}
+	if r := b.reserved(t); r["b-claimed"] != 0 {
+		t.Fatalf("a record that ended with its context wrote %v", r)
+	}
+	for range 2 {
+		if err := client.RecordClaim(testContext(t), claim); err != nil {
+			t.Fatalf("RecordClaim with a live context: %v", err)
+		}
 	}
 	if got := b.mustPick(t, "i-2", "ga-a"); got != "b-claimed" {
 		t.Fatalf("next pick: %s, want b-claimed", got)
@@ -193,11 +204,11 @@ func TestKEBsAccountDecisionOverridesTheTables(t *testing.T) {
 	req := func(id string, account *provisioning.Account) provisioning.Request {
 		return provisioning.Request{InstanceID: id, GlobalAccountID: "ga-a", HyperscalerType: "aws", Account: account}
 	}
-	pick, err := provisioning.Propose(testContext(t), b.keb, req("i-1", &provisioning.Account{MultiAccount: true, Limit: 5}))
+	pick, err := testbed.Propose(testContext(t), b.keb, req("i-1", &provisioning.Account{MultiAccount: true, Limit: 5}))
 	if err != nil || !pick.ClaimNew {
 		t.Fatalf("KEB's limit of 5 on a binding holding 5: %+v, %v; want ClaimNew", pick, err)
 	}
-	pick, err = provisioning.Propose(testContext(t), b.keb, req("i-2", &provisioning.Account{}))
+	pick, err = testbed.Propose(testContext(t), b.keb, req("i-2", &provisioning.Account{}))
 	if err != nil || pick.Binding != "b-1" {
 		t.Fatalf("a GA KEB does not allow several bindings: %+v, %v; want b-1, no limit", pick, err)
 	}
@@ -205,12 +216,12 @@ func TestKEBsAccountDecisionOverridesTheTables(t *testing.T) {
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 0, 1, limit(10)), candidate("ga-a", "b-2", 0, 2, limit(10))}, nil)
 	b.exec(t, `DELETE FROM hap.binding_reservations`)
 	b.exec(t, `UPDATE hap.binding_candidates SET reserved = 0`)
-	_, err = provisioning.Propose(testContext(t), b.keb, req("i-3", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2}))
+	_, err = testbed.Propose(testContext(t), b.keb, req("i-3", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2}))
 	if !errors.Is(err, provisioning.ErrGuarded) {
 		t.Fatalf("two empty bindings under KEB's guard of 2: %v; want ErrGuarded", err)
 	}
 	b.writeInstance(t, "live-1", "ga-a", "b-2")
-	if pick, err := provisioning.Propose(testContext(t), b.keb, req("i-4", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2})); err != nil || pick.Binding != "b-2" {
+	if pick, err := testbed.Propose(testContext(t), b.keb, req("i-4", &provisioning.Account{MultiAccount: true, Limit: 10, MinBindingsForGuard: 2})); err != nil || pick.Binding != "b-2" {
 		t.Fatalf("after a live placement the guard no longer holds: %+v, %v; want b-2", pick, err)
 	}
 }
@@ -223,7 +234,7 @@ func TestARetryAfterAWithdrawalPicksAnew(t *testing.T) {
 	if got := b.mustPick(t, "i-1", "ga-a"); got != "b-1" {
 		t.Fatalf("first pick: %s, want b-1", got)
 	}
-	if err := provisioning.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+	if err := testbed.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.mustPick(t, "i-1", "ga-a"); got != "b-2" {
@@ -246,12 +257,12 @@ func TestWithdrawingAgainKeepsTheFirstTime(t *testing.T) {
 		return at
 	}
 	for range 2 {
-		if err := provisioning.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+		if err := testbed.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	first := withdrawnAt()
-	if err := provisioning.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
+	if err := testbed.WithdrawBinding(testContext(t), b.keb, provisioning.Withdrawal{BindingName: "b-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if again := withdrawnAt(); !again.Equal(first) {

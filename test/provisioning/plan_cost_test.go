@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // With KEB's table at XL size (400,000 instance rows, as KEB keeps its
@@ -34,10 +34,7 @@ func TestAPickReadsKEBsTableThroughItsIndexAtXL(t *testing.T) {
 		FROM generate_series(1, 20000) g`)
 	b.exec(t, `ANALYZE instances`)
 
-	dedicated, _, err := provisioning.NextBindingSQL(provisioning.DefaultSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dedicated, _ := pickStatements(t)
 	conn, err := b.keb.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -76,8 +73,8 @@ func TestAPickReadsKEBsTableThroughItsIndexAtXL(t *testing.T) {
 	if cost > jitAbove/10 {
 		t.Errorf("a pick's estimated cost is %.0f at 400,000 instances, want at most a tenth of jit_above_cost (%.0f)", cost, jitAbove)
 	}
-	if !strings.Contains(plan, provisioning.KEBIndexName) || seqScansInstances(plan) {
-		t.Errorf("the pick does not read KEB's table through %s alone:\n%s", provisioning.KEBIndexName, plan)
+	if !strings.Contains(plan, schema.KEBIndexName) || seqScansInstances(plan) {
+		t.Errorf("the pick does not read KEB's table through %s alone:\n%s", schema.KEBIndexName, plan)
 	}
 
 	// A driver that prepares the statement (pgx's statement cache, or a

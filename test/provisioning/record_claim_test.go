@@ -11,6 +11,7 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/test/testbed"
 )
 
 func (b *bed) recordClaim(t *testing.T, instanceID, ga, binding string, clusterLimit *int) error {
@@ -18,7 +19,7 @@ func (b *bed) recordClaim(t *testing.T, instanceID, ga, binding string, clusterL
 	if err := b.requested(testContext(t), instanceID, ga); err != nil {
 		t.Fatal(err)
 	}
-	return provisioning.RecordClaim(testContext(t), b.keb, provisioning.Claim{
+	return testbed.RecordClaim(testContext(t), b.keb, provisioning.Claim{
 		Request:     provisioning.Request{InstanceID: instanceID, GlobalAccountID: ga, HyperscalerType: "aws"},
 		BindingName: binding, Limit: clusterLimit,
 	})
@@ -135,19 +136,23 @@ func TestARewriteKeepsTheClaimsReservation(t *testing.T) {
 func TestRecordClaimRefusesIncompleteClaims(t *testing.T) {
 	b := newBed(t)
 	zero := 0
-	req := func(instanceID, hyperscaler, schema string) provisioning.Request {
-		return provisioning.Request{InstanceID: instanceID, GlobalAccountID: "ga", HyperscalerType: hyperscaler, Schema: schema}
+	req := func(instanceID, hyperscaler string) provisioning.Request {
+		return provisioning.Request{InstanceID: instanceID, GlobalAccountID: "ga", HyperscalerType: hyperscaler}
 	}
 	for name, c := range map[string]provisioning.Claim{
-		"no instance":    {Request: req("", "aws", ""), BindingName: "b"},
-		"no binding":     {Request: req("i", "aws", "")},
-		"no hyperscaler": {Request: req("i", "", ""), BindingName: "b"},
-		"zero limit":     {Request: req("i", "aws", ""), BindingName: "b", Limit: &zero},
-		"bad schema":     {Request: req("i", "aws", "hap; DROP"), BindingName: "b"},
+		"no instance":    {Request: req("", "aws"), BindingName: "b"},
+		"no binding":     {Request: req("i", "aws")},
+		"no hyperscaler": {Request: req("i", ""), BindingName: "b"},
+		"zero limit":     {Request: req("i", "aws"), BindingName: "b", Limit: &zero},
 	} {
-		if err := provisioning.RecordClaim(testContext(t), b.keb, c); err == nil {
+		if err := testbed.RecordClaim(testContext(t), b.keb, c); err == nil {
 			t.Errorf("%s: recorded", name)
 		}
+	}
+	badSchema := &provisioning.Client{DB: b.keb, Schema: "hap; DROP"}
+	defer badSchema.Close()
+	if err := badSchema.RecordClaim(testContext(t), provisioning.Claim{Request: req("i", "aws"), BindingName: "b"}); err == nil {
+		t.Error("bad schema: recorded")
 	}
 	if r := b.reserved(t); len(r) != 0 {
 		t.Fatalf("refused claims left rows: %v", r)
@@ -155,14 +160,15 @@ func TestRecordClaimRefusesIncompleteClaims(t *testing.T) {
 }
 
 // A claim no retry can mend is refused as such (ErrClaimRefused), and
-// Client.RecordClaim gives up once its ClaimBudget is spent, whatever the
-// caller's context: here a transaction holds the claimed binding's row and
-// the caller's context has no deadline at all.
-func TestRecordClaimIsRefusedByTypeAndBoundedByItsBudget(t *testing.T) {
+// Client.RecordClaim is one statement bounded by the client's Timeout,
+// whatever the caller's context: here a transaction holds the claimed
+// binding's row and the caller's context has no deadline at all. Nothing
+// retries inside it.
+func TestRecordClaimIsRefusedByTypeAndBoundedByItsTimeout(t *testing.T) {
 	b := newBed(t)
 	ctx := testContext(t)
 	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(5))}, nil)
-	client := &provisioning.Client{DB: b.keb, Timeout: 200 * time.Millisecond, ClaimBudget: time.Second}
+	client := &provisioning.Client{DB: b.keb, Timeout: 200 * time.Millisecond}
 	defer client.Close()
 
 	picked := b.mustPick(t, "i-picked", "ga-a")
@@ -187,8 +193,8 @@ func TestRecordClaimIsRefusedByTypeAndBoundedByItsBudget(t *testing.T) {
 	claim := provisioning.Claim{Request: provisioning.Request{InstanceID: "i-claim", GlobalAccountID: "ga-a", HyperscalerType: "aws"},
 		BindingName: "b-locked", Limit: limit(5)}
 	err = client.RecordClaim(context.Background(), claim)
-	if err == nil || errors.Is(err, provisioning.ErrClaimRefused) || !strings.Contains(err.Error(), "gave up after 1s") {
-		t.Fatalf("claim while its row is held: %v; want a retryable error once the 1s budget is spent", err)
+	if err == nil || errors.Is(err, provisioning.ErrClaimRefused) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("claim while its row is held: %v; want a retryable error once the 200ms timeout is spent", err)
 	}
 	if err := blocker.Rollback(); err != nil {
 		t.Fatal(err)
@@ -213,7 +219,7 @@ func TestTheGuardDoesNotStopAGAWhoseClustersAreInFlight(t *testing.T) {
 	if err := b.requested(testContext(t), "i-next", "ga-a"); err != nil {
 		t.Fatal(err)
 	}
-	pick, err := provisioning.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-next", GlobalAccountID: "ga-a",
+	pick, err := testbed.Propose(testContext(t), b.keb, provisioning.Request{InstanceID: "i-next", GlobalAccountID: "ga-a",
 		HyperscalerType: "aws", Account: &provisioning.Account{MultiAccount: true, Limit: 1, MinBindingsForGuard: 2}})
 	if err != nil || !pick.ClaimNew {
 		t.Fatalf("pick with two claimed bindings whose clusters are in flight: %+v, %v; want ClaimNew, not KEB's guard", pick, err)

@@ -50,7 +50,7 @@ func TestAPickDoesNotWaitForARewriteOfOtherRows(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SET lock_timeout = '5s'"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := provisioning.Propose(ctx, conn, provisioning.Request{InstanceID: "i-b", GlobalAccountID: "ga-b", HyperscalerType: "aws"})
+	got, err := testbed.Propose(ctx, conn, provisioning.Request{InstanceID: "i-b", GlobalAccountID: "ga-b", HyperscalerType: "aws"})
 	if err != nil || got.ClaimNew || got.Binding != "b-1" {
 		t.Fatalf("a pick of a row the open rewrite does not change: %+v, %v", got, err)
 	}

@@ -113,7 +113,7 @@ func (a *actor) provision(ctx context.Context) error {
 		ga: a.gas[a.rng.IntN(len(a.gas))]}
 	var claimNew bool
 	err := a.locked(func() error {
-		pick, err := provisioning.Propose(ctx, a.w.s.db, provisioning.Request{
+		pick, err := testbed.Propose(ctx, a.w.s.db, provisioning.Request{
 			InstanceID: c.instanceID, GlobalAccountID: c.ga, HyperscalerType: racePool})
 		c.binding, claimNew = pick.Binding, pick.ClaimNew
 		return err

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // superuser is the role initdb creates; it is trusted on local and
@@ -167,7 +167,7 @@ func (p *Postgres) urlFor(user *url.Userinfo, dbname string) string {
 func (p *Postgres) Port() int { return p.port }
 
 // NewDatabase creates database name holding an empty KEB instances table,
-// with the index KEB adds for the read path (provisioning.KEBIndexMigrationUp),
+// with the index KEB adds for the read path (schema.KEBIndexUp),
 // and returns its superuser URL.
 func (p *Postgres) NewDatabase(ctx context.Context, name string) (string, error) {
 	if err := checkIdentifier("database name", name); err != nil {
@@ -179,7 +179,7 @@ func (p *Postgres) NewDatabase(ctx context.Context, name string) (string, error)
 	if err := p.Exec(ctx, name, KEBInstancesDDL); err != nil {
 		return "", fmt.Errorf("create KEB instances table in %s: %w", name, err)
 	}
-	if err := p.Exec(ctx, name, provisioning.KEBIndexMigrationUp); err != nil {
+	if err := p.Exec(ctx, name, schema.KEBIndexUp); err != nil {
 		return "", fmt.Errorf("add KEB's index for the read path in %s: %w", name, err)
 	}
 	return p.URL(name), nil

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql's pgx, for the watching connection
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // PhaseWaitingForOldSnapshots is the phase of CREATE INDEX CONCURRENTLY,
@@ -64,12 +64,12 @@ func WaitForIndexBuildPhase(ctx context.Context, db *sql.DB, table, phase string
 
 // LeaveKEBIndexInvalid leaves in database dbname what a concurrent build of
 // KEB's index that failed leaves: the index, INVALID. It builds the index
-// with provisioning.KEBIndexMigrationUp while a transaction holds an older
+// with schema.KEBIndexUp while a transaction holds an older
 // snapshot, so the build waits for it once the index is built
 // (PhaseWaitingForOldSnapshots), and cancels the build there. An index
 // already there is dropped first.
 func (p *Postgres) LeaveKEBIndexInvalid(ctx context.Context, dbname string) error {
-	if err := p.Exec(ctx, dbname, provisioning.KEBIndexMigrationDown); err != nil {
+	if err := p.Exec(ctx, dbname, schema.KEBIndexDown); err != nil {
 		return err
 	}
 	watch, err := sql.Open("pgx", p.URL(dbname))
@@ -98,7 +98,7 @@ func (p *Postgres) LeaveKEBIndexInvalid(ctx context.Context, dbname string) erro
 	defer builder.Close(context.Background())
 	built := make(chan error, 1)
 	go func() {
-		_, err := builder.Exec(ctx, provisioning.KEBIndexMigrationUp)
+		_, err := builder.Exec(ctx, schema.KEBIndexUp)
 		built <- err
 	}()
 	b, err := WaitForIndexBuildPhase(ctx, watch, "instances", PhaseWaitingForOldSnapshots)
@@ -110,15 +110,15 @@ func (p *Postgres) LeaveKEBIndexInvalid(ctx context.Context, dbname string) erro
 	}
 	var pgErr *pgconn.PgError
 	if err := <-built; !errors.As(err, &pgErr) || pgErr.Code != "57014" {
-		return fmt.Errorf("the cancelled build of %s answered %v, want query_canceled (57014)", provisioning.KEBIndexName, err)
+		return fmt.Errorf("the cancelled build of %s answered %v, want query_canceled (57014)", schema.KEBIndexName, err)
 	}
 	var valid, ready bool
 	if err := watch.QueryRowContext(ctx, `SELECT indisvalid, indisready FROM pg_index WHERE indexrelid = $1::regclass`,
-		provisioning.KEBIndexName).Scan(&valid, &ready); err != nil {
-		return fmt.Errorf("the cancelled build left no index %s: %w", provisioning.KEBIndexName, err)
+		schema.KEBIndexName).Scan(&valid, &ready); err != nil {
+		return fmt.Errorf("the cancelled build left no index %s: %w", schema.KEBIndexName, err)
 	}
 	if valid || !ready {
-		return fmt.Errorf("the cancelled build left %s valid %t, ready %t; want it invalid and ready", provisioning.KEBIndexName, valid, ready)
+		return fmt.Errorf("the cancelled build left %s valid %t, ready %t; want it invalid and ready", schema.KEBIndexName, valid, ready)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 func TestPostgresLifecycle(t *testing.T) {
@@ -139,8 +139,8 @@ func assertKEBInstancesColumns(ctx context.Context, t *testing.T, url string) {
 	if err == nil {
 		indexes, err = pgx.CollectRows(rows, pgx.RowTo[string])
 	}
-	if err != nil || len(indexes) != 1 || indexes[0] != provisioning.KEBIndexName {
-		t.Fatalf("indexes on subscription_secret_name: %v, %v; want only KEB's index for the read path, %s", indexes, err, provisioning.KEBIndexName)
+	if err != nil || len(indexes) != 1 || indexes[0] != schema.KEBIndexName {
+		t.Fatalf("indexes on subscription_secret_name: %v, %v; want only KEB's index for the read path, %s", indexes, err, schema.KEBIndexName)
 	}
 }
 

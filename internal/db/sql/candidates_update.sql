@@ -1,8 +1,5 @@
--- Gives the rows @rows (a JSON array of candidate rows) their new values
--- and lowers each one's reserved counter by the reservations the rewrite
--- dropped on it (@dropped, a JSON object of counts by binding): a relative
--- change, like a pick's +1, so a pick committed meanwhile keeps its
--- reservation. picks belongs to the picks and is left as it is.
+-- Gives the rows @rows (a JSON array of candidate rows) their new values.
+-- picks belongs to the picks and is left as it is.
 UPDATE {{schema}}.binding_candidates c
 SET global_account_id = v.global_account_id,
     hyperscaler_type  = v.hyperscaler_type,
@@ -15,7 +12,6 @@ SET global_account_id = v.global_account_id,
     selectable        = v.selectable,
     guarded           = v.guarded,
     rank              = v.rank,
-    computed_at       = v.computed_at,
-    reserved          = c.reserved - coalesce(((@dropped)::jsonb ->> v.binding_name)::integer, 0)
+    computed_at       = v.computed_at
 FROM jsonb_populate_recordset(NULL::{{schema}}.binding_candidates, (@rows)::jsonb) v
 WHERE c.binding_name = v.binding_name

@@ -9,7 +9,7 @@
 -- (totals, release), no GA's count includes it. KEB's table has no index on
 -- subscription_secret_name, so this is one sequential scan rather than one
 -- query per binding. {{owner}} and {{active}} are the provisioning module's
--- (OwnerSQL, ActiveInstanceSQL), for this count and the pick alike.
+-- (the provisioning module's schema.Owner and schema.ActiveInstance), for this count and the pick alike.
 --
 -- Orderings are byte order (COLLATE "C") whatever the database's
 -- collation, the order KEB's API server lists names in.

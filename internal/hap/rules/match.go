@@ -62,11 +62,3 @@ func (rs RuleSet) MatchProvider(plan, providerType, platformRegion, hyperscalerR
 		Shared: r.Shared,
 	}, true
 }
-
-// MatchPool is MatchProvider in the shape provisioning.RequestFor takes
-// (provisioning.PoolMatcher): the hyperscalerType and euAccess KEB searches,
-// whether it searches the shared bindings, and whether any entry applies.
-func (rs RuleSet) MatchPool(plan, providerType, platformRegion, hyperscalerRegion string) (hyperscalerType string, euAccess, shared, ok bool) {
-	r, ok := rs.MatchProvider(plan, providerType, platformRegion, hyperscalerRegion)
-	return r.Pool.HyperscalerType, r.Pool.EUAccess, r.Shared, ok
-}

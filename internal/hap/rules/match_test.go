@@ -139,3 +139,42 @@ func TestProviderTable(t *testing.T) {
 		t.Error("own_cluster has no hyperscaler account and is not in KEB's plan mapping")
 	}
 }
+
+// KEB's rules, evaluated on the provider type KEB has decided for the
+// runtime, give the pool KEB's resolve step searches: trial and free where
+// KEB's provider values put them, a plan newer than the job's plan table
+// by KEB's provider, and no pool for a plan without an entry.
+func TestMatchProviderFollowsKEBsProviderValues(t *testing.T) {
+	rs, errs := Parse([]string{"aws", "aws(PR=cf-eu11) -> EU", "gcp(PR=cf-sa30) -> PR", "trial -> S", "free",
+		"sap-converged-cloud -> S, HR", "gdch -> EU", "newplan -> PR"})
+	if len(errs) > 0 {
+		t.Fatal(joinErrors(errs))
+	}
+	type want struct {
+		pool   hap.Pool
+		shared bool
+	}
+	for _, tc := range []struct {
+		plan, provider, platformRegion, hyperscalerRegion string
+		want                                              want
+	}{
+		{"aws", "aws", "cf-us10", "us-east-1", want{hap.Pool{HyperscalerType: "aws"}, false}},
+		{"aws", "aws", "cf-eu11", "eu-central-1", want{hap.Pool{HyperscalerType: "aws", EUAccess: true}, false}},
+		{"gcp", "gcp", "cf-sa30", "me-central2", want{hap.Pool{HyperscalerType: "gcp_cf-sa30"}, false}},
+		{"trial", "gcp", "cf-eu10", "europe-west3", want{hap.Pool{HyperscalerType: "gcp"}, true}},
+		{"trial", "azure", "cf-eu10", "westeurope", want{hap.Pool{HyperscalerType: "azure"}, true}},
+		{"free", "azure", "cf-eu20", "westeurope", want{hap.Pool{HyperscalerType: "azure"}, false}},
+		{"sap-converged-cloud", "openstack", "cf-eu20", "eu-de-1", want{hap.Pool{HyperscalerType: "openstack_eu-de-1"}, true}},
+		{"gdch", "gdch", "cf-eu10", "eu-1", want{hap.Pool{HyperscalerType: "gdch", EUAccess: true}, false}},
+		{"newplan", "alicloud", "cf-cn40", "cn-beijing", want{hap.Pool{HyperscalerType: "alicloud_cf-cn40"}, false}},
+	} {
+		got, ok := rs.MatchProvider(tc.plan, tc.provider, tc.platformRegion, tc.hyperscalerRegion)
+		if !ok || (want{got.Pool, got.Shared}) != tc.want {
+			t.Errorf("%s on %s (%s, %s): %+v shared %t (matched %t); want %+v", tc.plan, tc.provider, tc.platformRegion,
+				tc.hyperscalerRegion, got.Pool, got.Shared, ok, tc.want)
+		}
+	}
+	if _, ok := rs.MatchProvider("azure", "azure", "cf-eu10", "westeurope"); ok {
+		t.Error("a plan without an entry matched")
+	}
+}

@@ -131,20 +131,31 @@ priorityClassName: {{ . }}
 {{- end }}
 {{- end -}}
 
+{{/* The image's version: global.images.hap_reconciler.version, where KEB's
+release automation bumps the version of each of KEB's images
+(global.images.<name>.version), else hapReconciler.image.tag, else the
+chart's appVersion. Both set is refused: one would silently win. */}}
 {{- define "hap-reconciler.tag" -}}
-{{- default .Chart.AppVersion .Values.hapReconciler.image.tag -}}
+{{- $version := toString ((((.Values.global).images).hap_reconciler).version | default "") -}}
+{{- $tag := toString (.Values.hapReconciler.image.tag | default "") -}}
+{{- if and $version $tag -}}
+{{- fail (printf "global.images.hap_reconciler.version %q and hapReconciler.image.tag %q are both set: set the version in global.images.hap_reconciler.version alone, as KEB's release automation does" $version $tag) -}}
+{{- end -}}
+{{- $version | default $tag | default .Chart.AppVersion -}}
 {{- end -}}
 
 {{/* The image: hapReconciler.image.repository when set, else
-hap-reconciler in the registry KEB's images come from
-(global.images.container_registry.path, as KEB's templates name theirs:
-"<path>/<dir><name>:<version>"), else in Kyma's production registry. */}}
+hap-reconciler in the registry KEB's images come from, named as KEB's
+templates name theirs: "<global.images.container_registry.path>/<dir>hap-reconciler"
+with dir global.images.hap_reconciler.dir; Kyma's production registry when
+KEB's values name none. */}}
 {{- define "hap-reconciler.repository" -}}
 {{- with .Values.hapReconciler.image.repository -}}
 {{- . -}}
 {{- else -}}
 {{- $registry := (((.Values.global).images).container_registry).path | default "europe-docker.pkg.dev/kyma-project/prod" -}}
-{{- printf "%s/hap-reconciler" (trimSuffix "/" $registry) -}}
+{{- $dir := (((.Values.global).images).hap_reconciler).dir | default "" -}}
+{{- printf "%s/%shap-reconciler" (trimSuffix "/" $registry) $dir -}}
 {{- end -}}
 {{- end -}}
 
@@ -312,6 +323,28 @@ container exits. */}}
 {{- end }}
 {{- end -}}
 
+{{/* KEB's custom CA bundle (global.caBundle), as KEB's pods take it: the
+ClusterTrustBundle global.caBundle.name projected as global.caBundle.file
+over global.caBundle.mountPath (/etc/ssl/certs/ca-certificates.crt, where
+Go reads the system roots), replacing the image's bundle for TLS to
+Gardener, the database and the Pushgateway. */}}
+{{- define "hap-reconciler.caBundleVolume" -}}
+{{- with (.Values.global).caBundle }}{{ if .enabled }}
+- name: {{ required "global.caBundle.name: the ClusterTrustBundle holding KEB's CA bundle" .name }}
+  projected:
+    sources:
+      - clusterTrustBundle:
+          name: {{ .name }}
+          path: {{ required "global.caBundle.file: the bundle's file name" .file }}
+{{- end }}{{ end }}
+{{- end -}}
+
+{{- define "hap-reconciler.caBundleMount" -}}
+{{- with (.Values.global).caBundle }}{{ if .enabled }}
+- {name: {{ .name }}, mountPath: {{ required "global.caBundle.mountPath: where the bundle replaces the image's" .mountPath }}, readOnly: true}
+{{- end }}{{ end }}
+{{- end -}}
+
 {{- define "hap-reconciler.sslRootCertMount" -}}
 {{- if include "hap-reconciler.sslRootCert" . -}}
 - {name: cloudsql-sslrootcert, mountPath: {{ .Values.hapReconciler.database.sslRootCert.mountPath }}, readOnly: true}
@@ -390,6 +423,7 @@ containers:
       - {name: gardener-kubeconfig, mountPath: {{ dir $.Values.gardener.kubeconfigPath }}, readOnly: true}
       {{- end }}
       {{- with (include "hap-reconciler.sslRootCertMount" $) }}{{ . | nindent 6 }}{{ end }}
+      {{- with (include "hap-reconciler.caBundleMount" $ | trim) }}{{ . | nindent 6 }}{{ end }}
 volumes:
   - name: config
     configMap:
@@ -402,6 +436,24 @@ volumes:
       secretName: {{ $.Values.gardener.secretName }}
   {{- end }}
   {{- with (include "hap-reconciler.proxyVolumes" $ | trim) }}{{ . | nindent 2 }}{{ end }}
+  {{- with (include "hap-reconciler.caBundleVolume" $ | trim) }}{{ . | nindent 2 }}{{ end }}
+{{- end -}}
+
+{{/*
+The alerts' rule file, files/alerts.yaml, with each runbook_url at the
+docs of the deployed version: the file links to main, where the sections
+are written, and an SRE following an alert must read the procedure of the
+release that fired it, a section that main may have changed or renamed
+since. The release tag is the chart's appVersion (the release workflow
+refuses a tag that differs). The rest of the file is not templated.
+*/}}
+{{- define "hap-reconciler.alertRules" -}}
+{{- $main := "https://github.com/kyma-project/hap-reconciler/blob/main/docs/runbook.md#" -}}
+{{- $rules := .Files.Get "files/alerts.yaml" -}}
+{{- if not (contains $main $rules) -}}
+{{- fail (printf "files/alerts.yaml: no runbook_url starts %s, which the chart rewrites to the release's tag" $main) -}}
+{{- end -}}
+{{- replace $main (printf "https://github.com/kyma-project/hap-reconciler/blob/%s/docs/runbook.md#" .Chart.AppVersion) $rules -}}
 {{- end -}}
 
 {{/* The arguments every command shares. */}}

@@ -2,7 +2,7 @@
 -- reads, with KEB's names, types and defaults. KEB's own schema has no index
 -- on subscription_secret_name: the job's queries must be fine with a
 -- sequential scan. The read path's index, which KEB adds when it adopts the
--- table (provisioning.KEBIndexMigrationUp), is applied after this file.
+-- table (schema.KEBIndexUp in the provisioning module), is applied after this file.
 CREATE TABLE instances (
     instance_id                    varchar(255) PRIMARY KEY,
     runtime_id                     varchar(255) NOT NULL,
