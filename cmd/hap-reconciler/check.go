@@ -28,7 +28,8 @@ func checkCmd(g *globals) *cobra.Command {
 		Long: `Connects as the job does and checks, writing nothing, in the order to fix them:
 the Gardener project's credentials bindings and shoots can be listed with the
 job's credentials; KEB's instances and the job's candidate table can be read
-with the job's database role; the namespace lists the bindings KEB's database
+with the job's database role; the provisioning module KEB pins (kebModule.*)
+reads the schema's version; the namespace lists the bindings KEB's database
 places its active instances on (not none, not far fewer: a run would refuse
 that picture); and the multi-account policy in effect comes from KEB's
 variables (it is logged, as at every start). Exits 0 when all of that holds,

@@ -116,10 +116,10 @@ func (s Setup) Schedules() map[string]string {
 }
 
 // Resolved returns the jobs' sections as the jobs apply them, keyed as the
-// file writes them: schedules (every job's, the defaults included), then
-// each job's settings, for `config view`.
+// file writes them: schedules (every job's, the defaults included),
+// retention, then each job's settings, for `config view`.
 func (s Setup) Resolved() map[string]any {
-	out := map[string]any{SchedulesSection: s.Schedules()}
+	out := map[string]any{SchedulesSection: s.Schedules(), RetentionSection: s.retentionSettings()}
 	for _, j := range Registry {
 		if j.Section != "" {
 			out[j.Section] = s.settingsOf(j).resolved()
