@@ -66,9 +66,10 @@ type Client struct {
 	// and pool; 0 means DefaultClaimRetry.
 	ClaimRetry time.Duration
 
-	mu       sync.Mutex
-	prepared map[string]*sql.Stmt
-	kebIndex kebIndexCheck
+	mu            sync.Mutex
+	prepared      map[string]*sql.Stmt
+	kebIndex      kebIndexCheck
+	schemaVersion schemaCheck
 }
 
 func (c *Client) timeout() time.Duration {

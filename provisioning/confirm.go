@@ -64,6 +64,10 @@ const confirmAttempts = 3
 //     counts through (schema.KEBIndexUp), as the client last looked (at
 //     most a minute ago); nothing is asked of the table or Gardener.
 //     KEB takes its live path.
+//   - ErrSchemaSkew: the job's schema is at a version this module does not
+//     read (ModuleReads), as the client last looked (at most a minute
+//     ago); nothing is asked of the table or Gardener. KEB takes its live
+//     path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
 //     database or Gardener: KEB takes its live path (LivePath).
 //
@@ -74,6 +78,9 @@ const confirmAttempts = 3
 func (c *Client) NextBinding(ctx context.Context, req Request) (Pick, error) {
 	if c.DB != nil {
 		if err := c.checkKEBIndex(ctx); err != nil {
+			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
+		}
+		if err := c.checkSchemaVersion(ctx); err != nil {
 			return Pick{}, fmt.Errorf("next binding for instance %q: %w", req.InstanceID, err)
 		}
 	}

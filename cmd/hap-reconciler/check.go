@@ -28,7 +28,8 @@ func checkCmd(g *globals) *cobra.Command {
 		Long: `Connects as the job does and checks, writing nothing, in the order to fix them:
 the Gardener project's credentials bindings and shoots can be listed with the
 job's credentials; KEB's instances and the job's candidate table can be read
-with the job's database role; the namespace lists the bindings KEB's database
+with the job's database role; the provisioning module KEB pins (kebModule.*)
+reads the schema's version; the namespace lists the bindings KEB's database
 places its active instances on (not none, not far fewer: a run would refuse
 that picture); and the multi-account policy in effect comes from KEB's
 variables (it is logged, as at every start). Exits 0 when all of that holds,
@@ -66,6 +67,7 @@ failure in order, and what was counted), passed or not, and logs to stderr.`,
 				zap.Bool("shootsListed", res.FirstShoot),
 				zap.String("policySource", res.PolicySource),
 				zap.String("limitsAndGuard", res.LimitsAndGuard),
+				zap.String("kebModule", res.KEBModule),
 				zap.Bool("kebIndexForTheReadPath", res.KEBIndex))
 			if !res.KEBIndex {
 				env.Log.Warn("KEB's instances table lacks the index the read path counts through, or holds it INVALID: add schema.KEBIndexUp "+

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/creack/pty"
+
+	"github.com/kyma-project/hap-reconciler/provisioning"
 )
 
 // The tests of this file run the built binary as an operator does, at a
@@ -200,7 +202,7 @@ func TestConfigViewPrintsTheResolvedConfigurationWithoutSecrets(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config.yaml")
 	const fileText = "namespace: garden-from-file\nmetrics:\n  pushgatewayURL: http://pusher:gwsecret@pushgateway:9091\n" +
-		"release:\n  gracePeriod: 2h\nschedules:\n  drift: '@every 1h'\n"
+		"release:\n  gracePeriod: 2h\nschedules:\n  drift: '@every 1h'\nretention:\n  resolvedFindings: 48h\n"
 	if err := os.WriteFile(file, []byte(fileText), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +231,18 @@ func TestConfigViewPrintsTheResolvedConfigurationWithoutSecrets(t *testing.T) {
 			MaxPerRun   int    `json:"maxPerRun"`
 		} `json:"release"`
 		Schedules map[string]string `json:"schedules"`
+		Retention struct {
+			ResolvedFindings string `json:"resolvedFindings"`
+			ReleaseAudit     string `json:"releaseAudit"`
+		} `json:"retention"`
+		KEBModule struct {
+			SchemaNewest int `json:"schemaNewest"`
+		} `json:"kebModule"`
 	}
 	decodeYAML(t, stdout, &view)
+	if view.Retention.ResolvedFindings != "48h0m0s" || view.Retention.ReleaseAudit != "2160h0m0s" || view.KEBModule.SchemaNewest != provisioning.SchemaNewest {
+		t.Errorf("config view: retention %+v and kebModule %+v, want the file's over the defaults", view.Retention, view.KEBModule)
+	}
 	if view.Namespace != "garden-from-flag" || view.Database.URL != "postgres://keb:xxxxx@db.example:5432/keb" || view.Database.URLSource != "DATABASE_URL" ||
 		view.Database.Schema != "hap" || view.Metrics.PushgatewayURL != "http://pusher:xxxxx@pushgateway:9091" ||
 		view.Release.GracePeriod != "2h0m0s" || view.Release.MaxPerRun != 10 || view.Schedules["drift"] != "@every 1h" || view.Schedules["candidates"] == "" {

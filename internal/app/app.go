@@ -114,6 +114,7 @@ func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 			return nil, err
 		}
 		env.Store, env.Reports = store, store
+		noteKEBModule(ctx, env, s.Config.KEBModule)
 		ports.Store, locker = store, runLocker{store}
 		if s.CandidatesWritten != nil {
 			ports.Store = rewriteNotingStore{Store: store, written: s.CandidatesWritten}
@@ -180,6 +181,10 @@ func openStore(ctx context.Context, s Inputs, needs Needs) (*db.Store, error) {
 	}
 	switch {
 	case needs.Migrate:
+		if err := refusePastKEBModule(s.Config.KEBModule); err != nil {
+			_ = store.Close()
+			return nil, err
+		}
 		applied, err := store.MigrateUp(ctx)
 		if err != nil {
 			_ = store.Close()

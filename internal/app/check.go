@@ -31,6 +31,10 @@ type CheckResult struct {
 	// concurrent build counts as missing. Not a failure of the job's
 	// install: KEB's read path needs it.
 	KEBIndex bool `json:"kebIndexForTheReadPath"`
+	// KEBModule says where the job's schema stands for the provisioning
+	// module KEB pins (kebModule.*): "reads schema version N (range)", or
+	// "" when a check failed on it.
+	KEBModule string `json:"kebModule"`
 	// PolicySource says where the multi-account policy comes from.
 	PolicySource string `json:"policySource"`
 	// LimitsAndGuard says which configuration a pick's limit and guard come
@@ -71,6 +75,13 @@ func Check(ctx context.Context, env *Env) (CheckResult, error) {
 		res.BindingsWithInstances = len(read.Counts)
 		if res.KEBIndex, err = env.Store.HasKEBIndex(ctx); err != nil {
 			failed = append(failed, fmt.Sprintf("reading the catalog with the job's role: %v", err))
+		}
+		if v, skew, err := kebModuleReads(ctx, env.Store, env.Config.KEBModule); err != nil {
+			failed = append(failed, fmt.Sprintf("reading the job's schema version with the job's role: %v", err))
+		} else if skew != nil {
+			failed = append(failed, fmt.Sprintf("KEB's pinned provisioning module (kebModule.*) does not read the job's schema, every pick goes to KEB's live path: %v", skew))
+		} else if v.Version > 0 {
+			res.KEBModule = fmt.Sprintf("reads schema version %d (versions %s)", v.Version, env.Config.KEBModule.Reads())
 		}
 		if rows, err := env.Reports.Candidates(ctx, ""); err != nil {
 			failed = append(failed, fmt.Sprintf("reading the job's candidate table with the job's role: %v", err))

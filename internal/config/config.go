@@ -11,16 +11,18 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
+	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // Config is the whole configuration file.
 type Config struct {
-	HAP       HAP      `json:"hap"`
-	Namespace string   `json:"namespace"`
-	Gardener  Gardener `json:"gardener"`
-	Database  Database `json:"database"`
-	Metrics   Metrics  `json:"metrics"`
+	HAP       HAP       `json:"hap"`
+	Namespace string    `json:"namespace"`
+	Gardener  Gardener  `json:"gardener"`
+	Database  Database  `json:"database"`
+	Metrics   Metrics   `json:"metrics"`
+	KEBModule KEBModule `json:"kebModule"`
 
 	// Jobs holds what the jobs apply: each job's own section of the file
 	// (schedules and the sections jobs.Sections names), read by the job's
@@ -109,6 +111,23 @@ type Database struct {
 	StatementTimeout Duration `json:"statementTimeout"`
 }
 
+// KEBModule says which versions of the job's schema the provisioning module
+// KEB pins reads: provisioning.SchemaOldest and SchemaNewest of that
+// release of the module. The job cannot see KEB's binary; the pin is set in
+// KEB's go.mod with a KEB release, and whoever raises it states its range
+// here, beside KEB's values. The defaults are the module of this release.
+// migrate refuses a schema past SchemaNewest, and the job reports a schema
+// outside the range (check, hap_reconciler_keb_module_reads_schema).
+type KEBModule struct {
+	SchemaOldest int `json:"schemaOldest"`
+	SchemaNewest int `json:"schemaNewest"`
+}
+
+// Reads is the range as the module states it.
+func (k KEBModule) Reads() provisioning.SchemaRange {
+	return provisioning.SchemaRange{Oldest: k.SchemaOldest, Newest: k.SchemaNewest}
+}
+
 // Metrics settings.
 type Metrics struct {
 	PushgatewayURL string `json:"pushgatewayURL"`
@@ -122,6 +141,7 @@ func Default() Config {
 		Gardener:  Gardener{PageSize: 500, RequestTimeout: Duration{Duration: 30 * time.Second}},
 		Database:  Database{Schema: schema.Default, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
 		Metrics:   Metrics{Listen: ":8080"},
+		KEBModule: KEBModule{SchemaOldest: provisioning.SchemaOldest, SchemaNewest: provisioning.SchemaNewest},
 		Jobs:      jobs.NewSetup(),
 		Providers: rules.DefaultProviders(),
 	}

@@ -109,3 +109,13 @@ func (s *Store) RequireCurrentSchema(ctx context.Context) (err error) {
 	}
 	return v.Err()
 }
+
+// LatestVersion is the newest migration this release has: the schema
+// version migrate leaves.
+func LatestVersion() (uint, error) {
+	all, err := migrations()
+	if err != nil {
+		return 0, err
+	}
+	return all[len(all)-1].Version, nil
+}

@@ -25,8 +25,6 @@ var (
 	candidateHistoryOf string
 	//go:embed sql/shadow_picks_record.sql
 	shadowPicksRecord string
-	//go:embed sql/shadow_prune.sql
-	shadowPrune string
 	//go:embed sql/shadow_picks_since.sql
 	shadowPicksSince string
 )
@@ -151,10 +149,7 @@ func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult, re
 			return s.wrap("record compared picks", err)
 		}
 	}
-	if err := db.Exec(s.sql(shadowPrune), params{"keep": (retention + maxAge).Seconds()}).Error; err != nil {
-		return s.wrap("prune the shadow history", err)
-	}
-	return nil
+	return s.pruneShadowHistory(db, (retention + maxAge).Seconds())
 }
 
 // ShadowPicks returns the picks compared since `since`, oldest first.

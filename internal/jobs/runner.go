@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -49,6 +50,9 @@ type Runner struct {
 	BeforeAct func(job string)
 
 	builds map[string]Build
+	keep   hap.Retention
+	// tidied is when the retention step last ran (Runner.Run).
+	tidied time.Time
 	gather func(Ports) *gatherer
 	// lock is the run lock while Run holds it.
 	lock RunLock
@@ -59,7 +63,7 @@ type Runner struct {
 // and returns the runner that runs them through p under locker's lock
 // (none when nil).
 func NewRunner(s Setup, p Ports, locker Locker) *Runner {
-	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), gather: configureGather(s.KEB)}
+	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), keep: s.Retention(), gather: configureGather(s.KEB)}
 	for _, j := range Registry {
 		r.builds[j.Name] = s.settingsOf(j).build()
 	}
@@ -82,7 +86,9 @@ type Options struct {
 // ErrLockHeld when another run is active, and the joined errors of the jobs
 // that failed otherwise; a failed job does not stop the others, except that a
 // job that cannot be built (build) or a failed gathering fails them all
-// before anything is changed.
+// before anything is changed. Every run that ran its jobs ends with the
+// retention step (retention.go), whichever jobs it ran, unless the step ran
+// less than tidyEvery before.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
 	if r.Locker != nil {
 		lock, ok, err := r.Locker.TryRunLock(ctx)
@@ -99,7 +105,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}()
 	}
 	start := r.Now()
-	tasks, err := r.build(opts)
+	tasks, tidy, err := r.build(opts)
 	if err != nil {
 		for _, job := range opts.Jobs {
 			r.Metrics.JobDone(job, 0, err, r.Now())
@@ -131,6 +137,14 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
+	if r.Now().Sub(r.tidied) >= tidyEvery {
+		if err := tidy.Run(ctx); err != nil {
+			r.Log.Error("retention failed", zap.Error(err))
+			errs = append(errs, err)
+		} else {
+			r.tidied = r.Now()
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -148,10 +162,15 @@ func (r *Runner) believe(f *Facts) error {
 		"and that the kubeconfig reaches KEB's garden", ErrImplausible, r.Namespace, why)
 }
 
-// build makes a task of each selected job for this run, on the runner's
-// ports: an unknown job or a port the adapters do not serve fails the run
-// before it reads anything.
-func (r *Runner) build(opts Options) ([]Task, error) {
+// tidyEvery is how often at most the retention step runs: serve reruns the
+// candidates job on every change of the bindings, and the step, which reads
+// every table, need not follow each rerun. Retentions are days long.
+const tidyEvery = time.Minute
+
+// build makes a task of each selected job for this run, and the retention
+// step, on the runner's ports: an unknown job or a port the adapters do not
+// serve fails the run before it reads anything.
+func (r *Runner) build(opts Options) ([]Task, *retention, error) {
 	tasks := make([]Task, len(opts.Jobs))
 	var errs []error
 	for i, name := range opts.Jobs {
@@ -167,7 +186,9 @@ func (r *Runner) build(opts Options) ([]Task, error) {
 		}
 		tasks[i] = task
 	}
-	return tasks, errors.Join(errs...)
+	tidy, err := takeRetention(r.Ports, r.keep, opts.DryRun)
+	errs = append(errs, err)
+	return tasks, tidy, errors.Join(errs...)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another

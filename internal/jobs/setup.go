@@ -29,6 +29,9 @@ type Setup struct {
 	// schedules.* as the file writes them.
 	own       map[string]settings
 	schedules map[string]string
+	// retention holds retention.* as the file writes them over the
+	// defaults; nil: the defaults.
+	retention *RetentionSettings
 }
 
 // NewSetup returns every job's default settings and no schedule of the
@@ -42,9 +45,9 @@ func NewSetup() Setup {
 }
 
 // Sections returns the keys of the configuration file the jobs own:
-// schedules, then each job's section, in run order.
+// schedules, retention, then each job's section, in run order.
 func Sections() []string {
-	out := []string{SchedulesSection}
+	out := []string{SchedulesSection, RetentionSection}
 	for _, j := range Registry {
 		if j.Section != "" {
 			out = append(out, j.Section)
@@ -65,6 +68,14 @@ func (s *Setup) ReadSection(key string, node any) error {
 		s.schedules = schedules
 		return nil
 	}
+	if key == RetentionSection {
+		r := s.retentionSettings()
+		if err := decodeSection(key, node, &r); err != nil {
+			return err
+		}
+		s.retention = &r
+		return nil
+	}
 	for _, j := range Registry {
 		if j.Section != key || key == "" {
 			continue
@@ -80,15 +91,18 @@ func (s *Setup) ReadSection(key string, node any) error {
 }
 
 // Check checks every job's settings, then every schedules.* key and value,
-// and returns the first bad one: a *setting.Error naming the key and the
-// value.
+// then retention.*, and returns the first bad one: a *setting.Error naming
+// the key and the value.
 func (s Setup) Check() error {
 	for _, j := range Registry {
 		if err := s.settingsOf(j).check(); err != nil {
 			return err
 		}
 	}
-	return checkSchedules(s.schedules)
+	if err := checkSchedules(s.schedules); err != nil {
+		return err
+	}
+	return s.retentionSettings().check()
 }
 
 // Schedules returns every job's cron schedule: schedules.<name>, else the
@@ -102,10 +116,10 @@ func (s Setup) Schedules() map[string]string {
 }
 
 // Resolved returns the jobs' sections as the jobs apply them, keyed as the
-// file writes them: schedules (every job's, the defaults included), then
-// each job's settings, for `config view`.
+// file writes them: schedules (every job's, the defaults included),
+// retention, then each job's settings, for `config view`.
 func (s Setup) Resolved() map[string]any {
-	out := map[string]any{SchedulesSection: s.Schedules()}
+	out := map[string]any{SchedulesSection: s.Schedules(), RetentionSection: s.retentionSettings()}
 	for _, j := range Registry {
 		if j.Section != "" {
 			out[j.Section] = s.settingsOf(j).resolved()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
 // take sets *port to adapter seen as the port P a job declares in its file,
@@ -62,7 +64,8 @@ func signatureMatches(iface, concrete reflect.Type) bool {
 }
 
 // CheckPorts builds every job of the Registry on p with its default
-// settings and returns what the adapters do not serve, naming each job: the
+// settings, and the retention step every run ends with, and returns what the
+// adapters do not serve, naming each job: the
 // wiring refuses to start on it, and a test holds the real adapters and the
 // fakes to every job.
 func CheckPorts(p Ports) error {
@@ -72,5 +75,7 @@ func CheckPorts(p Ports) error {
 			errs = append(errs, fmt.Errorf("job %s: %w", j.Name, err))
 		}
 	}
+	_, err := takeRetention(p, hap.Retention{}, NoDryRun)
+	errs = append(errs, err)
 	return errors.Join(errs...)
 }

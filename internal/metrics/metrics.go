@@ -40,6 +40,14 @@ type Metrics struct {
 	gardenerSeenProbes *prometheus.CounterVec
 	gardenerSeenProved *prometheus.GaugeVec
 	gardenerSeenAge    *sinceCollector
+	// tableRows is every table's rows as the latest run counted them.
+	tableRows *prometheus.GaugeVec
+	// schemaVersion and kebModuleReads say where the job's schema stands
+	// and whether the module KEB pins reads it, as the process found at
+	// start: only migrate and its rollback move the schema, around a
+	// release of the job. Absent, not zero, until read.
+	schemaVersion  *prometheus.GaugeVec
+	kebModuleReads *prometheus.GaugeVec
 }
 
 // New registers every series on a fresh registry.
@@ -96,7 +104,19 @@ func New() *Metrics {
 	m.gardenerSeenAge = &sinceCollector{desc: prometheus.NewDesc("hap_reconciler_gardener_seen_age_seconds",
 		"Seconds since the time serve last stamped on the candidate table as seen in Gardener (candidates_computed.gardener_seen_at), as serve counts them: what a pick compares with its bound before it trusts the table without asking Gardener.",
 		nil, nil)}
-	m.Registry.MustRegister(m.lastSuccess, m.lastFailure, m.duration, m.failures,
+	m.tableRows = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_table_rows",
+		Help: "Rows of each table of the job's schema, counted at the end of the latest run, after its retention step pruned what retention.* and shadow.window say nothing needs (docs/operations.md#what-the-tables-hold).",
+	}, []string{"table"})
+	m.schemaVersion = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_schema_version",
+		Help: "The version golang-migrate records for the job's schema, as the process read it at start.",
+	}, nil)
+	m.kebModuleReads = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "hap_reconciler_keb_module_reads_schema",
+		Help: "1 when the provisioning module KEB pins (kebModule.schemaOldest to schemaNewest) reads the job's schema at its version, 0 when it does not and every pick goes to KEB's live path (ErrSchemaSkew).",
+	}, nil)
+	m.Registry.MustRegister(m.schemaVersion, m.kebModuleReads, m.tableRows, m.lastSuccess, m.lastFailure, m.duration, m.failures,
 		m.releases, m.guardTripped, m.pushFailures, m.implausible, m.candidatesSnapshot, m.shadowPicks,
 		m.gardenerSeenProbes, m.gardenerSeenProved, m.gardenerSeenAge, newFamilyCollector(m))
 	return m
@@ -175,6 +195,21 @@ func (m *Metrics) SetShadow(tally map[string]int) {
 	m.shadowPicks.Reset()
 	for _, outcome := range hap.ShadowOutcomes {
 		m.shadowPicks.WithLabelValues(outcome).Set(float64(tally[outcome]))
+	}
+}
+
+// SchemaSeen records the job's schema version and whether KEB's pinned
+// module reads it.
+func (m *Metrics) SchemaSeen(version uint, kebModuleReads bool) {
+	m.schemaVersion.WithLabelValues().Set(float64(version))
+	m.kebModuleReads.WithLabelValues().Set(map[bool]float64{false: 0, true: 1}[kebModuleReads])
+}
+
+// SetTableRows replaces every table's row count.
+func (m *Metrics) SetTableRows(rows map[string]int64) {
+	m.tableRows.Reset()
+	for table, n := range rows {
+		m.tableRows.WithLabelValues(table).Set(float64(n))
 	}
 }
 

@@ -26,6 +26,9 @@ type Store struct {
 	Fail map[string]error
 	// Clock is the database's clock; nil is time.Now.
 	Clock func() time.Time
+	// Pruned is what each run's retention step was asked to keep, in
+	// order.
+	Pruned []hap.Retention
 
 	findings   map[findingKey]hap.OpenFinding
 	candidates []hap.Candidate
@@ -378,4 +381,29 @@ func (s *Store) ShadowPicks(_ context.Context, since time.Time) ([]hap.ShadowRes
 		return cmp.Or(a.At.Compare(b.At), cmp.Compare(a.InstanceID, b.InstanceID))
 	})
 	return out, nil
+}
+
+// PruneTables records what the run's retention step kept: the fake keeps
+// no resolved finding, audit past its run or history to forget.
+func (s *Store) PruneTables(_ context.Context, keep hap.Retention) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("PruneTables"); err != nil {
+		return err
+	}
+	s.Pruned = append(s.Pruned, keep)
+	return nil
+}
+
+// TableRows counts the rows the fake keeps, by the table that would hold
+// them.
+func (s *Store) TableRows(context.Context) (map[string]int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fail("TableRows"); err != nil {
+		return nil, err
+	}
+	return map[string]int64{"binding_drift": int64(len(s.findings)), "binding_candidates": int64(len(s.candidates)),
+		"binding_empty_since": int64(len(s.empty)), "binding_releases": int64(len(s.releases)),
+		"withdrawn_bindings": int64(len(s.withdrawn)), "shadow_picks": int64(len(s.shadow))}, nil
 }

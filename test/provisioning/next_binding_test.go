@@ -188,6 +188,7 @@ func TestKEBPicksWithLeastPrivilege(t *testing.T) {
 		GRANT SELECT, INSERT, UPDATE ON hap.binding_candidates TO %[1]s;
 		GRANT SELECT, INSERT, DELETE ON hap.binding_reservations TO %[1]s;
 		GRANT SELECT ON hap.candidates_computed TO %[1]s;
+		GRANT SELECT ON hap.hap_reconciler_migrations TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE ON hap.recorded_claims TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.withdrawn_bindings TO %[1]s;
 		GRANT SELECT, INSERT, UPDATE, DELETE ON hap.claim_leases TO %[1]s;

@@ -1,0 +1,105 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kyma-project/hap-reconciler/internal/hap"
+	"github.com/kyma-project/hap-reconciler/internal/setting"
+)
+
+// RetentionSection is the key of the configuration file that says how long
+// the job keeps the rows of its tables that nothing needs any more,
+// retention.<key>. Every run applies it after its jobs, whichever jobs it
+// ran: a table one job writes and another prunes (the candidate history,
+// written by candidates and read by shadow) stays bounded with the other
+// job off.
+const RetentionSection = "retention"
+
+// RetentionSettings are the section retention of the configuration file.
+// The shadow history is kept for shadow.window plus shadow.maxAge, what
+// the shadow job compares, so that the two never disagree.
+type RetentionSettings struct {
+	// ResolvedFindings is how long a drift finding is kept once resolved.
+	ResolvedFindings setting.Duration `json:"resolvedFindings"`
+	// ReleaseAudit is how long a release's audit rows are kept.
+	ReleaseAudit setting.Duration `json:"releaseAudit"`
+}
+
+func defaultRetention() RetentionSettings {
+	return RetentionSettings{
+		ResolvedFindings: setting.Duration{Duration: 30 * 24 * time.Hour},
+		ReleaseAudit:     setting.Duration{Duration: 90 * 24 * time.Hour},
+	}
+}
+
+func (r RetentionSettings) check() error {
+	if err := setting.Positive(RetentionSection+".resolvedFindings", r.ResolvedFindings); err != nil {
+		return err
+	}
+	return setting.Positive(RetentionSection+".releaseAudit", r.ReleaseAudit)
+}
+
+// Retention returns what s keeps: retention.*, and the shadow history for
+// the shadow job's window and maxAge.
+func (s Setup) Retention() hap.Retention {
+	r := s.retentionSettings()
+	shadow := ShadowJob.Of(s)
+	return hap.Retention{ResolvedFindings: r.ResolvedFindings.Duration, ReleaseAudit: r.ReleaseAudit.Duration,
+		ShadowHistory: shadow.Window.Duration + shadow.MaxAge.Duration}
+}
+
+func (s Setup) retentionSettings() RetentionSettings {
+	if s.retention == nil {
+		return defaultRetention()
+	}
+	return *s.retention
+}
+
+// retentionStore is what the retention step needs of the database.
+type retentionStore interface {
+	// PruneTables forgets the rows older than keep that nothing needs.
+	PruneTables(ctx context.Context, keep hap.Retention) error
+	// TableRows counts every table's rows, by table.
+	TableRows(ctx context.Context) (map[string]int64, error)
+}
+
+// retentionMetrics is what the retention step reports.
+type retentionMetrics interface {
+	SetTableRows(rows map[string]int64)
+}
+
+// retention is the step every run ends with: it prunes what keep says,
+// then counts every table's rows.
+type retention struct {
+	keep    hap.Retention
+	dryRun  DryRun
+	store   retentionStore
+	metrics retentionMetrics
+}
+
+func takeRetention(p Ports, keep hap.Retention, dryRun DryRun) (*retention, error) {
+	r := &retention{keep: keep, dryRun: dryRun}
+	if err := errors.Join(take(&r.store, "store", p.Store), take(&r.metrics, "metrics", p.Metrics)); err != nil {
+		return nil, fmt.Errorf("retention: %w", err)
+	}
+	return r, nil
+}
+
+// Run prunes, unless the run writes nothing, and counts. A dry run still
+// counts: it only reads.
+func (r *retention) Run(ctx context.Context) error {
+	if !r.dryRun.WritesNothing() {
+		if err := r.store.PruneTables(ctx, r.keep); err != nil {
+			return fmt.Errorf("retention: %w", err)
+		}
+	}
+	rows, err := r.store.TableRows(ctx)
+	if err != nil {
+		return fmt.Errorf("retention: %w", err)
+	}
+	r.metrics.SetTableRows(rows)
+	return nil
+}
