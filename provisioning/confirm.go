@@ -65,7 +65,7 @@ const confirmAttempts = 3
 //     most a minute ago); nothing is asked of the table or Gardener.
 //     KEB takes its live path.
 //   - ErrSchemaSkew: the job's schema is at a version this module does not
-//     read (ModuleReads), as the client last looked (at most a minute
+//     read (schema.ModuleReads), as the client last looked (at most a minute
 //     ago); nothing is asked of the table or Gardener. KEB takes its live
 //     path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 func TestSchemaRangeReadsItsVersionsAndNamesTheOthers(t *testing.T) {
-	r := SchemaRange{Oldest: 11, Newest: 12}
+	r := schema.Range{Oldest: 11, Newest: 12}
 	for _, tc := range []struct {
 		version int
 		dirty   bool

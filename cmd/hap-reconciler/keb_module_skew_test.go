@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The job never migrates past what KEB's pinned module reads: migrate with
 // kebModule.* naming an older module stops with exit 2, naming the key,
 // and changes nothing. check says whether KEB's pin reads the schema.
 func TestMigrateAndCheckHoldTheSchemaToKEBsPinnedModule(t *testing.T) {
-	older := fmt.Sprintf("kebModule:\n  schemaOldest: %d\n  schemaNewest: %d\n", provisioning.SchemaOldest-2, provisioning.SchemaOldest-1)
+	older := fmt.Sprintf("kebModule:\n  schemaOldest: %d\n  schemaNewest: %d\n", schema.Oldest-2, schema.Oldest-1)
 	s := load(t, tinyLandscape(), plantedConfig+older)
 	code, _, logs := s.cli(t, "migrate")
 	if code != exitUsage || !strings.Contains(logs, "kebModule.schemaNewest") || !strings.Contains(logs, "raise KEB's pin of the module first") {

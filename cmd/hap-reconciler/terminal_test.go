@@ -14,7 +14,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The tests of this file run the built binary as an operator does, at a
@@ -240,7 +240,7 @@ func TestConfigViewPrintsTheResolvedConfigurationWithoutSecrets(t *testing.T) {
 		} `json:"kebModule"`
 	}
 	decodeYAML(t, stdout, &view)
-	if view.Retention.ResolvedFindings != "48h0m0s" || view.Retention.ReleaseAudit != "2160h0m0s" || view.KEBModule.SchemaNewest != provisioning.SchemaNewest {
+	if view.Retention.ResolvedFindings != "48h0m0s" || view.Retention.ReleaseAudit != "2160h0m0s" || view.KEBModule.SchemaNewest != schema.Newest {
 		t.Errorf("config view: retention %+v and kebModule %+v, want the file's over the defaults", view.Retention, view.KEBModule)
 	}
 	if view.Namespace != "garden-from-flag" || view.Database.URL != "postgres://keb:xxxxx@db.example:5432/keb" || view.Database.URLSource != "DATABASE_URL" ||

@@ -28,7 +28,7 @@ func refusePastKEBModule(pin config.KEBModule) error {
 	if int(latest) > pin.SchemaNewest {
 		return &config.Error{Key: "kebModule.schemaNewest", Value: fmt.Sprint(pin.SchemaNewest),
 			Reason: fmt.Sprintf("KEB's pinned provisioning module reads the job's schema up to version %d and this release migrates it to %d: "+
-				"raise KEB's pin of the module first (its provisioning.SchemaNewest is %d or more), then kebModule.* with it", pin.SchemaNewest, latest, latest)}
+				"raise KEB's pin of the module first (its schema.Newest is %d or more), then kebModule.* with it", pin.SchemaNewest, latest, latest)}
 	}
 	return nil
 }

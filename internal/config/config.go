@@ -11,7 +11,6 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
-	"github.com/kyma-project/hap-reconciler/provisioning"
 	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
@@ -112,7 +111,7 @@ type Database struct {
 }
 
 // KEBModule says which versions of the job's schema the provisioning module
-// KEB pins reads: provisioning.SchemaOldest and SchemaNewest of that
+// KEB pins reads: schema.Oldest and SchemaNewest of that
 // release of the module. The job cannot see KEB's binary; the pin is set in
 // KEB's go.mod with a KEB release, and whoever raises it states its range
 // here, beside KEB's values. The defaults are the module of this release.
@@ -124,8 +123,8 @@ type KEBModule struct {
 }
 
 // Reads is the range as the module states it.
-func (k KEBModule) Reads() provisioning.SchemaRange {
-	return provisioning.SchemaRange{Oldest: k.SchemaOldest, Newest: k.SchemaNewest}
+func (k KEBModule) Reads() schema.Range {
+	return schema.Range{Oldest: k.SchemaOldest, Newest: k.SchemaNewest}
 }
 
 // Metrics settings.
@@ -141,7 +140,7 @@ func Default() Config {
 		Gardener:  Gardener{PageSize: 500, RequestTimeout: Duration{Duration: 30 * time.Second}},
 		Database:  Database{Schema: schema.Default, ConnectTimeout: Duration{Duration: 10 * time.Second}, StatementTimeout: Duration{Duration: 60 * time.Second}},
 		Metrics:   Metrics{Listen: ":8080"},
-		KEBModule: KEBModule{SchemaOldest: provisioning.SchemaOldest, SchemaNewest: provisioning.SchemaNewest},
+		KEBModule: KEBModule{SchemaOldest: schema.Oldest, SchemaNewest: schema.Newest},
 		Jobs:      jobs.NewSetup(),
 		Providers: rules.DefaultProviders(),
 	}

@@ -119,7 +119,7 @@ func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
 		{"rule not a list", "hap:\n  rule: aws\n", []string{"hap.rule", `"aws"`}},
 		{"hap not a mapping", "hap: [a]\n", []string{"hap", "mapping"}},
 		{"schedules not a mapping", "schedules: hourly\n", []string{"schedules", `"hourly"`, "mapping"}},
-		{"no module version", "kebModule:\n  schemaOldest: 0\n", []string{"kebModule.schemaOldest", "0", "provisioning.SchemaOldest"}},
+		{"no module version", "kebModule:\n  schemaOldest: 0\n", []string{"kebModule.schemaOldest", "0", "schema.Oldest"}},
 		{"module range upside down", "kebModule:\n  schemaOldest: 12\n  schemaNewest: 11\n", []string{"kebModule.schemaNewest", "11", "kebModule.schemaOldest (12)"}},
 		{"unknown retention key", "retention:\n  findings: 1h\n", []string{"retention.findings", "unknown key"}},
 		{"no retention", "retention:\n  resolvedFindings: 0s\n", []string{"retention.resolvedFindings", "0s"}},

@@ -59,10 +59,10 @@ func (c Config) validate() error {
 		return invalid("database.schema", c.Database.Schema, "must be a schema of the job's own: %s", reason)
 	}
 	if c.KEBModule.SchemaOldest < 1 {
-		return invalid("kebModule.schemaOldest", c.KEBModule.SchemaOldest, "must be a schema version, 1 or more (provisioning.SchemaOldest of the module KEB pins)")
+		return invalid("kebModule.schemaOldest", c.KEBModule.SchemaOldest, "must be a schema version, 1 or more (schema.Oldest of the module KEB pins)")
 	}
 	if c.KEBModule.SchemaNewest < c.KEBModule.SchemaOldest {
-		return invalid("kebModule.schemaNewest", c.KEBModule.SchemaNewest, "must be kebModule.schemaOldest (%d) or more (provisioning.SchemaNewest of the module KEB pins)", c.KEBModule.SchemaOldest)
+		return invalid("kebModule.schemaNewest", c.KEBModule.SchemaNewest, "must be kebModule.schemaOldest (%d) or more (schema.Newest of the module KEB pins)", c.KEBModule.SchemaOldest)
 	}
 	return CheckPushgatewayURL("metrics.pushgatewayURL", c.Metrics.PushgatewayURL)
 }

@@ -3,7 +3,7 @@ package db
 import (
 	"testing"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The job never migrates past what the module of its own release reads,
@@ -16,7 +16,7 @@ func TestTheNewestMigrationIsOneTheModuleOfThisReleaseReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := provisioning.ModuleReads().Check(int(latest), false); err != nil {
+	if err := schema.ModuleReads().Check(int(latest), false); err != nil {
 		t.Errorf("this release migrates to version %d: %v", latest, err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The chart of a release states, by default, that KEB pins the module of
@@ -32,7 +32,7 @@ func TestTheChartPinsTheModuleOfItsOwnRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := values.HapReconciler.Config.KEBModule
-	if want := provisioning.ModuleReads(); got.SchemaOldest != want.Oldest || got.SchemaNewest != want.Newest {
+	if want := schema.ModuleReads(); got.SchemaOldest != want.Oldest || got.SchemaNewest != want.Newest {
 		t.Errorf("hapReconciler.config.kebModule is %d to %d; the module of this release reads %s", got.SchemaOldest, got.SchemaNewest, want)
 	}
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 	"github.com/kyma-project/hap-reconciler/provisioning"
+	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
 // The skew policy (docs/deployment.md#the-skew-between-kebs-module-and-the-jobs-schema),
 // both ways, on the job's real schema: a module reads the versions
-// provisioning.ModuleReads names and answers every request on another with
+// schema.ModuleReads names and answers every request on another with
 // ErrSchemaSkew, a live-path answer that names the range and the version,
 // before any statement on the job's tables: nothing reserved, no statement
 // failing on a table or column that is not there.
@@ -31,7 +32,7 @@ func TestANewerModuleHandsOffOnAnOlderSchema(t *testing.T) {
 	if _, err := b.store.MigrateDown(testContext(t), 1); err != nil {
 		t.Fatal(err)
 	}
-	handsOffWithSkew(t, b, req, fmt.Sprintf("records version %d", provisioning.SchemaOldest-1))
+	handsOffWithSkew(t, b, req, fmt.Sprintf("records version %d", schema.Oldest-1))
 }
 
 // A module older than the job's schema: the job's next migration only adds
@@ -44,18 +45,18 @@ func TestAnOlderModuleReadsTheNextSchemaAndNoFurther(t *testing.T) {
 	// column more, nothing this module reads dropped or changed.
 	b.exec(t, `CREATE TABLE hap.next_release_table (id bigint PRIMARY KEY)`)
 	b.exec(t, `ALTER TABLE hap.binding_candidates ADD COLUMN next_release_column text NOT NULL DEFAULT ''`)
-	b.exec(t, fmt.Sprintf(`UPDATE hap.hap_reconciler_migrations SET version = %d`, provisioning.SchemaNewest))
+	b.exec(t, fmt.Sprintf(`UPDATE hap.hap_reconciler_migrations SET version = %d`, schema.Newest))
 	req := provisioning.Request{InstanceID: "i-1", GlobalAccountID: "ga-a", HyperscalerType: "aws"}
 	if err := b.requested(testContext(t), req.InstanceID, req.GlobalAccountID); err != nil {
 		t.Fatal(err)
 	}
-	picksB1(t, b, req, fmt.Sprintf("on schema %d", provisioning.SchemaNewest))
+	picksB1(t, b, req, fmt.Sprintf("on schema %d", schema.Newest))
 
 	// One release further the job may drop what this module reads (as
 	// migration 0009 dropped snapshot_instances): the module refuses the
 	// schema before a statement could fail on it.
-	b.exec(t, fmt.Sprintf(`UPDATE hap.hap_reconciler_migrations SET version = %d`, provisioning.SchemaNewest+1))
-	handsOffWithSkew(t, b, req, fmt.Sprintf("records version %d", provisioning.SchemaNewest+1))
+	b.exec(t, fmt.Sprintf(`UPDATE hap.hap_reconciler_migrations SET version = %d`, schema.Newest+1))
+	handsOffWithSkew(t, b, req, fmt.Sprintf("records version %d", schema.Newest+1))
 }
 
 // picksB1 holds a new client's NextBinding for req to b-1, then voids the
@@ -77,7 +78,7 @@ func handsOffWithSkew(t *testing.T, b *bed, req provisioning.Request, mention st
 	if !errors.Is(err, provisioning.ErrSchemaSkew) || !provisioning.LivePath(err) || pick.Binding != "" || pick.ClaimNew {
 		t.Fatalf("%+v, %v; want a live-path hand-off with ErrSchemaSkew", pick, err)
 	}
-	for _, m := range []string{mention, "reads versions " + provisioning.ModuleReads().String()} {
+	for _, m := range []string{mention, "reads versions " + schema.ModuleReads().String()} {
 		if !strings.Contains(err.Error(), m) {
 			t.Errorf("%q does not say %q", err, m)
 		}
