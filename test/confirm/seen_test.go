@@ -144,20 +144,8 @@ func TestAClaimNewOverAGroupWithAWithdrawnRowIsConfirmedEvenFromAFreshTable(t *t
 // Gardener confirm the recorded binding (rejected: dirty) and the ClaimNew
 // that follows in a pool with a recorded claim.
 func TestARecordedClaimIsConfirmedEvenFromAFreshTable(t *testing.T) {
-	l := landscape.New(16)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	l.AddBinding(landscape.BindingSpec{Name: "aws-claimed", Pool: awsPool})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
-	s.label("aws-claimed", "tenantName", "ga-1")
-	limit := kebLimit
-	if err := s.client.RecordClaim(s.ctx, provisioning.Claim{Request: s.request(s.requested("ga-1"), "ga-1", awsPool),
-		BindingName: "aws-claimed", Limit: &limit}); err != nil {
-		t.Fatal(err)
-	}
+	s := fullWithAFreeBinding(t, 16, "aws-claimed")
+	s.recordedClaim("aws-claimed", "ga-1")
 	s.label("aws-claimed", "dirty", "true")
 	s.seenGardener("now()")
 
@@ -174,25 +162,39 @@ func TestARecordedClaimIsConfirmedEvenFromAFreshTable(t *testing.T) {
 // table saw Gardener, and the binding Gardener lists sends KEB to its live
 // path instead of claiming a second account.
 func TestAClaimNewInAPoolWithARecordedClaimIsConfirmedEvenFromAFreshTable(t *testing.T) {
-	l := landscape.New(17)
-	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
-	l.AddBinding(landscape.BindingSpec{Name: "aws-moved", Pool: awsPool})
-	s := newScene(t, l)
-	for range kebLimit {
-		s.placed("ga-1", "aws-full")
-	}
-	s.computeTable()
-	s.label("aws-moved", "tenantName", "ga-2")
-	limit := kebLimit
-	if err := s.client.RecordClaim(s.ctx, provisioning.Claim{Request: s.request(s.requested("ga-2"), "ga-2", awsPool),
-		BindingName: "aws-moved", Limit: &limit}); err != nil {
-		t.Fatal(err)
-	}
+	s := fullWithAFreeBinding(t, 17, "aws-moved")
+	s.recordedClaim("aws-moved", "ga-2")
 	s.label("aws-moved", "tenantName", "ga-1")
 	s.seenGardener("now()")
 
 	_, err := s.client.NextBinding(s.ctx, s.request(s.requested("ga-1"), "ga-1", awsPool))
 	if !errors.Is(err, provisioning.ErrClaimedSince) {
 		t.Fatalf("ClaimNew from a fresh table where ga-2's recorded aws-moved is ga-1's in Gardener: %v; want ErrClaimedSince, KEB's live path", err)
+	}
+}
+
+// fullWithAFreeBinding is a scene where ga-1's one binding, aws-full, is at
+// KEB's limit and free is unclaimed, with the table computed.
+func fullWithAFreeBinding(t *testing.T, seed uint64, free string) *scene {
+	l := landscape.New(seed)
+	l.AddBinding(landscape.BindingSpec{Name: "aws-full", Pool: awsPool, GlobalAccountID: "ga-1"})
+	l.AddBinding(landscape.BindingSpec{Name: free, Pool: awsPool})
+	s := newScene(t, l)
+	for range kebLimit {
+		s.placed("ga-1", "aws-full")
+	}
+	s.computeTable()
+	return s
+}
+
+// recordedClaim is KEB's claim of binding for ga after ClaimNew: the
+// tenantName label in Gardener, then RecordClaim.
+func (s *scene) recordedClaim(binding, ga string) {
+	s.t.Helper()
+	s.label(binding, "tenantName", ga)
+	limit := kebLimit
+	if err := s.client.RecordClaim(s.ctx, provisioning.Claim{Request: s.request(s.requested(ga), ga, awsPool),
+		BindingName: binding, Limit: &limit}); err != nil {
+		s.t.Fatal(err)
 	}
 }
