@@ -68,8 +68,8 @@ type Client struct {
 
 	mu            sync.Mutex
 	prepared      map[string]*sql.Stmt
-	kebIndex      kebIndexCheck
-	schemaVersion schemaCheck
+	kebIndex      lookedAt
+	schemaVersion lookedAt
 }
 
 func (c *Client) timeout() time.Duration {

@@ -3,7 +3,6 @@ package provisioning
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/provisioning/schema"
@@ -28,39 +27,23 @@ const kebIndexSQL = `SELECT i.indisvalid AND i.indisready
 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid
 WHERE i.indrelid = to_regclass('instances') AND c.relname = $1`
 
-// kebIndexCheck is what a Client last found of KEB's index.
-type kebIndexCheck struct {
-	seen atomic.Pointer[kebIndexSeen]
-}
-
-type kebIndexSeen struct {
-	at  time.Time
-	err error // nil: the index is valid; else wraps ErrNoKEBIndex
-}
-
 // checkKEBIndex answers nil when KEB's index is valid, an error wrapping
 // ErrNoKEBIndex when it is missing or invalid, or the catalog query's
-// error. What it finds of the index is kept for kebIndexRecheck; a query
-// that fails is not kept, so the next call asks again. Concurrent calls
-// after the interval may each look once; none waits for another.
+// error. What it finds of the index is kept for kebIndexRecheck (lookedAt).
 func (c *Client) checkKEBIndex(ctx context.Context) error {
-	if s := c.kebIndex.seen.Load(); s != nil && time.Since(s.at) < kebIndexRecheck {
-		return s.err
-	}
-	exists, valid, err := c.lookForKEBIndex(ctx)
-	if err != nil {
-		return fmt.Errorf("look for KEB's index %s: %w", schema.KEBIndexName, err)
-	}
-	var missing error
-	switch {
-	case !exists:
-		missing = fmt.Errorf("%w: it does not exist; KEB adds it with its own migrations, and the table answers once it is built", ErrNoKEBIndex)
-	case !valid:
-		missing = fmt.Errorf("%w: it is INVALID, being built concurrently or left by a build that failed; "+
-			"after a failed build KEB drops it (schema.KEBIndexDown) and runs the migration again", ErrNoKEBIndex)
-	}
-	c.kebIndex.seen.Store(&kebIndexSeen{at: time.Now(), err: missing})
-	return missing
+	return c.kebIndex.answer("", kebIndexRecheck, func() (missing, failed error) {
+		exists, valid, err := c.lookForKEBIndex(ctx)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("look for KEB's index %s: %w", schema.KEBIndexName, err)
+		case !exists:
+			return fmt.Errorf("%w: it does not exist; KEB adds it with its own migrations, and the table answers once it is built", ErrNoKEBIndex), nil
+		case !valid:
+			return fmt.Errorf("%w: it is INVALID, being built concurrently or left by a build that failed; "+
+				"after a failed build KEB drops it (schema.KEBIndexDown) and runs the migration again", ErrNoKEBIndex), nil
+		}
+		return nil, nil
+	})
 }
 
 // lookForKEBIndex reads the catalog once (kebIndexSQL).

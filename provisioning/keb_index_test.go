@@ -37,14 +37,14 @@ func TestTheKEBIndexIsLookedForOncePerInterval(t *testing.T) {
 	}
 
 	db.queries = 0
-	c.kebIndex.seen.Store(&kebIndexSeen{at: time.Now()})
+	c.kebIndex.last.Store(&look{at: time.Now()})
 	for range 100 {
 		if err := c.checkKEBIndex(ctx); err != nil {
 			t.Fatalf("index seen valid just now: %v", err)
 		}
 	}
-	missing := &kebIndexSeen{at: time.Now(), err: ErrNoKEBIndex}
-	c.kebIndex.seen.Store(missing)
+	missing := &look{at: time.Now(), found: ErrNoKEBIndex}
+	c.kebIndex.last.Store(missing)
 	if err := c.checkKEBIndex(ctx); !errors.Is(err, ErrNoKEBIndex) {
 		t.Fatalf("index seen missing just now: %v, want ErrNoKEBIndex", err)
 	}
@@ -62,7 +62,7 @@ func TestTheKEBIndexIsLookedForOncePerInterval(t *testing.T) {
 // between two looks at the catalog.
 func BenchmarkKEBIndexCheckWithinTheInterval(b *testing.B) {
 	c := &Client{DB: &countingDB{}}
-	c.kebIndex.seen.Store(&kebIndexSeen{at: time.Now()})
+	c.kebIndex.last.Store(&look{at: time.Now()})
 	ctx := context.Background()
 	for b.Loop() {
 		if err := c.checkKEBIndex(ctx); err != nil {

@@ -3,7 +3,6 @@ package provisioning
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/provisioning/schema"
@@ -24,37 +23,21 @@ var ErrSchemaSkew = schema.ErrSkew
 // (the job's migrations table, one row).
 const schemaVersionSQL = `SELECT version, dirty FROM %s.hap_reconciler_migrations`
 
-// schemaCheck is what a Client last found of the job's schema version.
-type schemaCheck struct {
-	seen atomic.Pointer[schemaSeen]
-}
-
-type schemaSeen struct {
-	at     time.Time
-	schema string
-	err    error // nil: the module reads the schema; else wraps ErrSchemaSkew
-}
-
 // checkSchemaVersion answers nil when the job's schema is at a version this
 // module reads, an error wrapping ErrSchemaSkew when it is not, or the
-// query's error. What it finds is kept for schemaRecheck; a query that
-// fails is not kept, so the next call asks again. Concurrent calls after
-// the interval may each look once; none waits for another.
+// query's error. What it finds is kept for schemaRecheck (lookedAt).
 func (c *Client) checkSchemaVersion(ctx context.Context) error {
 	if err := schema.Check(c.Schema); err != nil {
 		return err
 	}
 	name := schema.OrDefault(c.Schema)
-	if s := c.schemaVersion.seen.Load(); s != nil && s.schema == name && time.Since(s.at) < schemaRecheck {
-		return s.err
-	}
-	version, dirty, err := c.readSchemaVersion(ctx, name)
-	if err != nil {
-		return fmt.Errorf("read the version of the job's schema %s (KEB's role needs SELECT on %s.hap_reconciler_migrations): %w", name, name, err)
-	}
-	skew := schema.ModuleReads().Check(version, dirty)
-	c.schemaVersion.seen.Store(&schemaSeen{at: time.Now(), schema: name, err: skew})
-	return skew
+	return c.schemaVersion.answer(name, schemaRecheck, func() (skew, failed error) {
+		version, dirty, err := c.readSchemaVersion(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("read the version of the job's schema %s (KEB's role needs SELECT on %s.hap_reconciler_migrations): %w", name, name, err)
+		}
+		return schema.ModuleReads().Check(version, dirty), nil
+	})
 }
 
 // readSchemaVersion reads the one row of the job's migrations table in
