@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,9 +23,8 @@ var CandidatesJob = Define(Declaration[CandidatesSettings]{
 	Defaults: defaultCandidatesSettings,
 	Check:    CandidatesSettings.check,
 	Build: func(s CandidatesSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			c := &candidates{Pass: pass, settings: s}
-			return c, errors.Join(take(&c.store, "store", p.Store), take(&c.metrics, "metrics", p.Metrics))
+		return func(p Ports, pass Pass) Task {
+			return &candidates{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
 	},
 })

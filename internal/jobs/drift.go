@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -19,9 +18,8 @@ var DriftJob = Define(Declaration[NoSettings]{
 	Does:     "compares KEB's database with the shoots Gardener really has, per binding",
 	Schedule: "*/10 * * * *",
 	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			d := &drift{Pass: pass, now: p.Now}
-			return d, errors.Join(take(&d.store, "store", p.Store), take(&d.metrics, "metrics", p.Metrics))
+		return func(p Ports, pass Pass) Task {
+			return &drift{Pass: pass, now: p.Now, store: p.Store, metrics: p.Metrics}
 		}
 	},
 })

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -17,9 +16,8 @@ var MetricsJob = Define(Declaration[NoSettings]{
 	Does:     "exposes the pool's metrics",
 	Schedule: "*/5 * * * *",
 	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			m := &metrics{Pass: pass, now: p.Now}
-			return m, errors.Join(take(&m.store, "store", p.Store), take(&m.metrics, "metrics", p.Metrics))
+		return func(p Ports, pass Pass) Task {
+			return &metrics{Pass: pass, now: p.Now, store: p.Store, metrics: p.Metrics}
 		}
 	},
 })

@@ -78,16 +78,10 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 	return s
 }
 
-// fakedJobs are the jobs the in-memory fakes serve. A job added later is
-// tested on the test bed's PostgreSQL (scene_test.go), and runs here once
-// the fakes are given its port; the real adapters serve every job
-// (internal/app's TestTheAdaptersServeEveryJobsPorts).
-var fakedJobs = []string{jobs.JobDrift, jobs.JobCandidates, jobs.JobShadow, jobs.JobRelease, jobs.JobMetrics}
-
 func (s *fakeScene) run(t *testing.T, dryRun jobs.DryRun, job ...string) error {
 	t.Helper()
 	if len(job) == 0 {
-		job = fakedJobs
+		job = jobs.AllJobs
 	}
 	return s.runner.Run(context.Background(), jobs.Options{Jobs: job, DryRun: dryRun})
 }

@@ -36,9 +36,9 @@ type Job struct {
 }
 
 // Build makes one run of a job: the job with its own settings, the narrow
-// ports it declares in its file, taken from the run's adapters (take), and
-// the run's pass. It fails when an adapter does not serve the job's port.
-type Build func(Ports, Pass) (Task, error)
+// ports it declares in its file, from the run's adapters, and the run's
+// pass.
+type Build func(Ports, Pass) Task
 
 // Task is a job built for one run: it decides on the run's facts and acts.
 type Task interface {

@@ -23,9 +23,8 @@ var ReleaseJob = Define(Declaration[ReleaseSettings]{
 	Defaults: defaultReleaseSettings,
 	Check:    ReleaseSettings.check,
 	Build: func(s ReleaseSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			r := &release{Pass: pass, settings: s, gardener: p.Gardener, now: p.Now}
-			return r, errors.Join(take(&r.store, "store", p.Store), take(&r.metrics, "metrics", p.Metrics))
+		return func(p Ports, pass Pass) Task {
+			return &release{Pass: pass, settings: s, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}
 		}
 	},
 })

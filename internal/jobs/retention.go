@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -80,12 +79,8 @@ type retention struct {
 	metrics retentionMetrics
 }
 
-func takeRetention(p Ports, keep hap.Retention, dryRun DryRun) (*retention, error) {
-	r := &retention{keep: keep, dryRun: dryRun}
-	if err := errors.Join(take(&r.store, "store", p.Store), take(&r.metrics, "metrics", p.Metrics)); err != nil {
-		return nil, fmt.Errorf("retention: %w", err)
-	}
-	return r, nil
+func newRetention(p Ports, keep hap.Retention, dryRun DryRun) *retention {
+	return &retention{keep: keep, dryRun: dryRun, store: p.Store, metrics: p.Metrics}
 }
 
 // Run prunes, unless the run writes nothing, and counts. A dry run still

@@ -31,6 +31,14 @@ type RunLock interface {
 	Release()
 }
 
+// runMetrics is what the runner reports of every run.
+type runMetrics interface {
+	JobDone(job string, took time.Duration, err error, now time.Time)
+	// PictureImplausible says whether the run's picture was refused as
+	// implausible (Runner.Run) or believed.
+	PictureImplausible(refused bool)
+}
+
 // ErrLockHeld means another run holds the landscape's lock; nothing was done.
 var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this landscape")
 
@@ -84,9 +92,9 @@ type Options struct {
 
 // Run gathers the fleet once and runs the selected jobs on it. It returns
 // ErrLockHeld when another run is active, and the joined errors of the jobs
-// that failed otherwise; a failed job does not stop the others, except that a
-// job that cannot be built (build) or a failed gathering fails them all
-// before anything is changed. Every run that ran its jobs ends with the
+// that failed otherwise; a failed job does not stop the others, except that
+// an unknown job or a failed gathering fails them all before anything is
+// changed. Every run that ran its jobs ends with the
 // retention step (retention.go), whichever jobs it ran, unless the step ran
 // less than tidyEvery before.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
@@ -105,7 +113,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}()
 	}
 	start := r.Now()
-	tasks, tidy, err := r.build(opts)
+	tasks, err := r.build(opts)
 	if err != nil {
 		for _, job := range opts.Jobs {
 			r.Metrics.JobDone(job, 0, err, r.Now())
@@ -138,7 +146,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
 	if r.Now().Sub(r.tidied) >= tidyEvery {
-		if err := tidy.Run(ctx); err != nil {
+		if err := newRetention(r.Ports, r.keep, opts.DryRun).Run(ctx); err != nil {
 			r.Log.Error("retention failed", zap.Error(err))
 			errs = append(errs, err)
 		} else {
@@ -167,10 +175,9 @@ func (r *Runner) believe(f *Facts) error {
 // every table, need not follow each rerun. Retentions are days long.
 const tidyEvery = time.Minute
 
-// build makes a task of each selected job for this run, and the retention
-// step, on the runner's ports: an unknown job or a port the adapters do not
-// serve fails the run before it reads anything.
-func (r *Runner) build(opts Options) ([]Task, *retention, error) {
+// build makes a task of each selected job for this run on the runner's
+// ports: an unknown job fails the run before it reads anything.
+func (r *Runner) build(opts Options) ([]Task, error) {
 	tasks := make([]Task, len(opts.Jobs))
 	var errs []error
 	for i, name := range opts.Jobs {
@@ -179,16 +186,9 @@ func (r *Runner) build(opts Options) ([]Task, *retention, error) {
 			errs = append(errs, fmt.Errorf("unknown job %q", name))
 			continue
 		}
-		pass := Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct}
-		task, err := build(r.Ports, pass)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("job %s: %w", name, err))
-		}
-		tasks[i] = task
+		tasks[i] = build(r.Ports, Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct})
 	}
-	tidy, err := takeRetention(r.Ports, r.keep, opts.DryRun)
-	errs = append(errs, err)
-	return tasks, tidy, errors.Join(errs...)
+	return tasks, errors.Join(errs...)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another

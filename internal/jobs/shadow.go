@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -24,9 +23,8 @@ var ShadowJob = Define(Declaration[ShadowSettings]{
 	Defaults: defaultShadowSettings,
 	Check:    ShadowSettings.check,
 	Build: func(s ShadowSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			sh := &shadow{Pass: pass, settings: s}
-			return sh, errors.Join(take(&sh.store, "store", p.Store), take(&sh.metrics, "metrics", p.Metrics))
+		return func(p Ports, pass Pass) Task {
+			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
 		}
 	},
 })
