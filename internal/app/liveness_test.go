@@ -101,7 +101,7 @@ func TestAFailedRunKeepsTheSchedulerAlive(t *testing.T) {
 	m := metrics.New()
 	env := &Env{Metrics: m, Log: zap.NewNop(), Config: cfg, Runner: jobs.NewRunner(cfg.Jobs,
 		jobs.Ports{Gardener: jobstest.NewGardener(), Store: store, Metrics: m, Log: zap.NewNop(), Now: clock.Now}, nil)}
-	liveness, err := NewLiveness(cfg.Jobs.Schedules(), 3, clock.Now)
+	liveness, err := NewLiveness(cfg.Jobs.CronSchedules(), 3, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

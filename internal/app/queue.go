@@ -67,7 +67,7 @@ func (q *JobQueue) Run(job, why string) {
 func (q *JobQueue) Schedule() (*cron.Cron, error) {
 	logger := cronLogger{q.Env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
-	schedules := q.Env.Config.Jobs.Schedules()
+	schedules := q.Env.Config.Jobs.CronSchedules()
 	for _, job := range jobs.AllJobs {
 		spec := schedules[job]
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { q.Run(job, "scheduled") }))

@@ -80,7 +80,7 @@ func (sv *Server) Close() {
 // ctx ends: then it stops scheduling, lets the running job finish (or
 // cancels it after ShutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
-	liveness, err := NewLiveness(sv.Config.Jobs.Schedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	liveness, err := NewLiveness(sv.Config.Jobs.CronSchedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 // the proofs off: then nothing is proved.
 func (sv *Server) proveSeen(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
-	every := jobs.CandidatesJob.Of(sv.Config.Jobs).GardenerSeenEvery.Duration
+	every := sv.Config.Jobs.Candidates.GardenerSeenEvery.Duration
 	if every <= 0 || sv.dryRun.KeepsKEBsTables() || sv.Store == nil || sv.bindingsWatch() == nil {
 		close(done)
 		return done

@@ -23,9 +23,10 @@ type Config struct {
 	Metrics   Metrics   `json:"metrics"`
 	KEBModule KEBModule `json:"kebModule"`
 
-	// Jobs holds what the jobs apply: each job's own section of the file
-	// (schedules and the sections jobs.Sections names), read by the job's
-	// registry entry, and KEB's policy and rules, resolved once by Resolve.
+	// Jobs holds what the jobs apply: the jobs' sections of the file
+	// (schedules, retention and each job's own, jobs.Setup), read with
+	// the rest of the file by Parse, and KEB's policy and rules, resolved
+	// once by Resolve.
 	Jobs jobs.Setup `json:"-"`
 
 	// Warnings are the settings the job accepted but, like KEB, does not

@@ -63,7 +63,7 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 
 	cfg := config.Default()
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}
-	jobs.ReleaseJob.Change(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.GracePeriod = config.Duration{} })
+	cfg.Jobs.Release.GracePeriod = config.Duration{}
 	if adjust != nil {
 		adjust(&cfg)
 	}
@@ -332,8 +332,8 @@ func TestNothingRunsWhileAnotherRunHoldsTheLock(t *testing.T) {
 
 func TestEachJobGetsItsOwnSettings(t *testing.T) {
 	s := newFakeSceneWith(t, func(cfg *config.Config) {
-		jobs.ReleaseJob.Change(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.Enabled = false })
-		jobs.CandidatesJob.Change(&cfg.Jobs, func(c *jobs.CandidatesSettings) { c.ReservationTTL = config.Duration{Duration: time.Minute} })
+		cfg.Jobs.Release.Enabled = false
+		cfg.Jobs.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
 	})
 	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease, jobs.JobCandidates); err != nil {
 		t.Fatal(err)

@@ -12,10 +12,10 @@ import (
 
 // The README's example of a new job, as it stands there. Its declarations
 // compile with the package, from its port on: the job's value builds the
-// job with a jobs.Store that serves tidyStore, which the package does not
-// have until a real job adds it, so the value is held to the README as
-// text (tidyJobValue), and to the package's declarations by the jobs
-// beside it, which are written the same way.
+// job from a Setup with a Tidy section and a jobs.Store that serves
+// tidyStore, which the package does not have until a real job adds them,
+// so the value is held to the README as text (tidyJobValue), and to the
+// package by the jobs beside it, which are declared the same way.
 // internal/jobs/tidy.go
 // tidyStore is what the tidy job needs of the database, served by
 // internal/db/tidy.go on the table its migration creates.
@@ -57,25 +57,25 @@ func TestTheREADMEsJobExampleCompiles(t *testing.T) {
 	if !strings.Contains(string(readme), example) {
 		t.Fatalf("the README's job example is not the one this file compiles:\n%s", example)
 	}
-	if got := (&tidy{settings: defaultTidySettings(), store: tidyStore(nil)}).settings.KeepFor.Duration; got != 720*time.Hour {
+	job := &tidy{settings: defaultTidySettings(), store: tidyStore(nil)}
+	if got := job.settings.KeepFor.Duration; got != 720*time.Hour {
 		t.Fatalf("the example's default keepFor: %s", got)
+	}
+	if err := job.settings.check(); err != nil {
+		t.Fatalf("the example's defaults fail its check: %v", err)
 	}
 }
 
 // tidyJobValue is the example's job value, as the README shows it.
 const tidyJobValue = `const JobTidy = "tidy"
 
-// TidyJob is the tidy job; its settings are the section tidy.
-var TidyJob = Define(Declaration[TidySettings]{
-	Name:     JobTidy,
-	Does:     "deletes the audit rows older than tidy.keepFor",
-	Schedule: "0 3 * * *",
-	Defaults: defaultTidySettings,
-	Check:    TidySettings.check,
-	Build: func(s TidySettings) Build {
-		return func(p Ports, pass Pass) Task {
-			return &tidy{Pass: pass, settings: s, store: p.Store}
-		}
+// tidyJob is the tidy job; its settings are the section tidy (Setup.Tidy).
+var tidyJob = Job{
+	Name:            JobTidy,
+	Does:            "deletes the audit rows older than tidy.keepFor",
+	DefaultSchedule: "0 3 * * *",
+	build: func(s Setup, p Ports, pass Pass) task {
+		return &tidy{Pass: pass, settings: s.Tidy, store: p.Store}
 	},
-})
+}
 `

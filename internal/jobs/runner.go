@@ -1,7 +1,8 @@
 // Package jobs runs the jobs of hap-reconciler. Each job is one file, named
-// after it, that declares the job (Define: its name, default schedule,
-// settings with their defaults and checks, and how a run is built), is
-// listed once in Registry (registry.go) and reads gather -> decide -> act
+// after it, that declares the job (a Job: its name, default schedule and
+// how a run is built; its settings' struct with their defaults and checks;
+// its ports), is listed once in Registry (registry.go), has its section in
+// Setup (setup.go) when it has settings, and reads gather -> decide -> act
 // from top to bottom; this file holds the runner and its locking.
 package jobs
 
@@ -57,8 +58,7 @@ type Runner struct {
 	// Tests use it to change the world at the worst possible moment.
 	BeforeAct func(job string)
 
-	builds map[string]Build
-	keep   hap.Retention
+	setup Setup
 	// tidied is when the retention step last ran (Runner.Run).
 	tidied time.Time
 	gather func(Ports) *gatherer
@@ -66,16 +66,11 @@ type Runner struct {
 	lock RunLock
 }
 
-// NewRunner configures every job of the registry with its own settings,
-// and the gathering with KEB's policy and rules, from the resolved setup,
-// and returns the runner that runs them through p under locker's lock
-// (none when nil).
+// NewRunner returns the runner that runs the jobs of the registry, each
+// with its own section of the resolved setup s, and the gathering with
+// KEB's policy and rules, through p under locker's lock (none when nil).
 func NewRunner(s Setup, p Ports, locker Locker) *Runner {
-	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), keep: s.Retention(), gather: configureGather(s.KEB)}
-	for _, j := range Registry {
-		r.builds[j.Name] = s.settingsOf(j).build()
-	}
-	return r
+	return &Runner{Ports: p, Locker: locker, setup: s, gather: configureGather(s.KEB)}
 }
 
 // Gather reads a fresh snapshot of Gardener and KEB's database, writing
@@ -146,7 +141,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
 	if r.Now().Sub(r.tidied) >= tidyEvery {
-		if err := newRetention(r.Ports, r.keep, opts.DryRun).Run(ctx); err != nil {
+		if err := newRetention(r.Ports, r.setup.keeps(), opts.DryRun).Run(ctx); err != nil {
 			r.Log.Error("retention failed", zap.Error(err))
 			errs = append(errs, err)
 		} else {
@@ -177,16 +172,16 @@ const tidyEvery = time.Minute
 
 // build makes a task of each selected job for this run on the runner's
 // ports: an unknown job fails the run before it reads anything.
-func (r *Runner) build(opts Options) ([]Task, error) {
-	tasks := make([]Task, len(opts.Jobs))
+func (r *Runner) build(opts Options) ([]task, error) {
+	tasks := make([]task, len(opts.Jobs))
 	var errs []error
 	for i, name := range opts.Jobs {
-		build, ok := r.builds[name]
+		j, ok := lookupJob(name)
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown job %q", name))
 			continue
 		}
-		tasks[i] = build(r.Ports, Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct})
+		tasks[i] = j.build(r.setup, r.Ports, Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct})
 	}
 	return tasks, errors.Join(errs...)
 }

@@ -15,19 +15,16 @@ import (
 // JobShadow names the shadow job.
 const JobShadow = "shadow"
 
-// ShadowJob is the shadow job; its settings are the section shadow.
-var ShadowJob = Define(Declaration[ShadowSettings]{
-	Name:     JobShadow,
-	Does:     "puts each of KEB's own picks beside what that table would have answered",
-	Schedule: "*/10 * * * *",
-	Defaults: defaultShadowSettings,
-	Check:    ShadowSettings.check,
-	Build: func(s ShadowSettings) Build {
-		return func(p Ports, pass Pass) Task {
-			return &shadow{Pass: pass, settings: s, store: p.Store, metrics: p.Metrics}
-		}
+// shadowJob is the shadow job; its settings are the section shadow
+// (Setup.Shadow).
+var shadowJob = Job{
+	Name:            JobShadow,
+	Does:            "puts each of KEB's own picks beside what that table would have answered",
+	DefaultSchedule: "*/10 * * * *",
+	build: func(s Setup, p Ports, pass Pass) task {
+		return &shadow{Pass: pass, settings: s.Shadow, store: p.Store, metrics: p.Metrics}
 	},
-})
+}
 
 // ShadowSettings are the shadow job's settings, the section shadow of the
 // configuration file: KEB's own picks compared with the candidate table's.
