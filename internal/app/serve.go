@@ -19,10 +19,10 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
-// ShutdownGrace is how long a running job may go on after SIGTERM before
+// shutdownGrace is how long a running job may go on after SIGTERM before
 // its context is cancelled; every job leaves things consistent when
 // cancelled.
-const ShutdownGrace = 45 * time.Second
+const shutdownGrace = 45 * time.Second
 
 // Server is the job as a long-lived process runs it: each job on its own
 // schedule, Gardener watched, the candidates job after a change. This file
@@ -43,7 +43,7 @@ type Server struct {
 }
 
 // OpenServer opens the job as serve runs it. Jobs outlive the caller's
-// context (SIGTERM) by ShutdownGrace, then are cancelled, and the watch of
+// context (SIGTERM) by shutdownGrace, then are cancelled, and the watch of
 // Gardener ends with them: between runs, shoots and bindings are kept
 // current by watching, so a scheduled run reads them from memory instead of
 // paging the whole namespace again, and a change a decision reads brings
@@ -78,9 +78,9 @@ func (sv *Server) Close() {
 
 // Serve serves /metrics, /healthz and /readyz on ln and runs the jobs until
 // ctx ends: then it stops scheduling, lets the running job finish (or
-// cancels it after ShutdownGrace) and shuts the HTTP server down.
+// cancels it after shutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
-	liveness, err := NewLiveness(sv.Config.Jobs.CronSchedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	liveness, err := newLiveness(sv.Config.Jobs.CronSchedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
 	if err != nil {
 		return err
 	}
@@ -124,7 +124,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopped := scheduler.Stop()
 	select {
 	case <-allDone(stopped.Done(), reacting, proving):
-	case <-time.After(ShutdownGrace):
+	case <-time.After(shutdownGrace):
 		sv.Log.Warn("running job did not finish within the grace period; cancelling it")
 		sv.cancelJobs()
 		<-allDone(stopped.Done(), reacting, proving)

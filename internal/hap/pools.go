@@ -86,13 +86,13 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		slices.Sort(s.NearlyFull)
 		out = append(out, *s)
 	}
-	slices.SortFunc(out, func(a, b PoolStats) int { return ComparePoolKeys(a.PoolKey, b.PoolKey) })
+	slices.SortFunc(out, func(a, b PoolStats) int { return comparePoolKeys(a.PoolKey, b.PoolKey) })
 	return out
 }
 
-// ComparePoolKeys orders pools by hyperscalerType, then non-EU first, then
+// comparePoolKeys orders pools by hyperscalerType, then non-EU first, then
 // dedicated first.
-func ComparePoolKeys(a, b PoolKey) int {
+func comparePoolKeys(a, b PoolKey) int {
 	return cmp.Or(cmp.Compare(a.HyperscalerType, b.HyperscalerType), compareBool(a.EUAccess, b.EUAccess), compareBool(a.Shared, b.Shared))
 }
 
@@ -117,12 +117,12 @@ type Exhaustion struct {
 	Samples int
 }
 
-// EstimateExhaustion fits a straight line (least squares) through the free
+// estimateExhaustion fits a straight line (least squares) through the free
 // bindings of the samples within window before now, and says when it
 // reaches zero. The latest sample gives the current count. A pool with
 // fewer than two samples in the window, or one whose free count does not
 // fall, has Days +Inf.
-func EstimateExhaustion(samples []PoolSample, now time.Time, window time.Duration) Exhaustion {
+func estimateExhaustion(samples []PoolSample, now time.Time, window time.Duration) Exhaustion {
 	var in []PoolSample
 	for _, s := range samples {
 		if !s.At.After(now) && now.Sub(s.At) <= window {

@@ -41,7 +41,7 @@ func TestTheConfigurationDocShowsEveryKeyOfEveryJobsSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, keys := range sections {
-		if name == SchedulesSection || name == "retention" {
+		if name == schedulesSection || name == "retention" {
 			continue // schedules.* are the jobs' names; retention is the run's
 		}
 		want := slices.Sorted(maps.Keys(keys.(map[string]any)))

@@ -13,9 +13,9 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
 
-// SchedulesSection is the key of the configuration file that holds the
+// schedulesSection is the key of the configuration file that holds the
 // jobs' cron schedules, schedules.<name>.
-const SchedulesSection = "schedules"
+const schedulesSection = "schedules"
 
 // Setup is what the jobs apply: the jobs' sections of the configuration
 // file, each read once, with the rest of the file (config.Parse), into the
@@ -83,7 +83,7 @@ func (s Setup) Resolved() Setup {
 // cron schedule, naming the key and the value.
 func checkSchedules(schedules map[string]string) error {
 	for _, name := range slices.Sorted(maps.Keys(schedules)) {
-		key := SchedulesSection + "." + name
+		key := schedulesSection + "." + name
 		if _, ok := lookupJob(name); !ok {
 			return &setting.Error{Key: key, Reason: fmt.Sprintf("names no job (known: %s)", strings.Join(AllJobs, ", "))}
 		}

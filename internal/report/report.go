@@ -100,7 +100,7 @@ func Stored(ctx context.Context, s Store, ga string) (Report, error) {
 			at = all[0].ComputedAt
 		}
 	}
-	rep := BuildReport(rows, findings, ga)
+	rep := buildReport(rows, findings, ga)
 	rep.Source, rep.ComputedAt = "stored", at
 	return rep, nil
 }
@@ -113,9 +113,9 @@ func selector(ga string) string {
 	return ga
 }
 
-// BuildReport groups candidate rows and findings per GA and pool; ga, when
+// buildReport groups candidate rows and findings per GA and pool; ga, when
 // set, keeps only that GA.
-func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
+func buildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
 	drift := map[string][]string{}
 	rep := Report{}
 	candidateNames := map[string]bool{}
