@@ -86,13 +86,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	sv.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var ready atomic.Bool
-	srv := &http.Server{Handler: sv.handler(&ready, liveness), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			sv.Log.Error("http server stopped", zap.Error(err))
-		}
-	}()
-	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+	srv := sv.serveHTTP(ln, &ready, liveness)
 
 	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun, Completed: liveness.Completed, rewrites: sv.rewrites}
 	scheduler, err := queue.Schedule()
@@ -121,13 +115,32 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	<-ctx.Done()
 	sv.Log.Info("stopping: no new runs are scheduled; waiting for the running job")
 	ready.Store(false)
-	stopped := scheduler.Stop()
+	return sv.drain(srv, scheduler.Stop().Done(), reacting, proving)
+}
+
+// serveHTTP serves /metrics, /healthz and /readyz on ln until the server
+// is shut down.
+func (sv *Server) serveHTTP(ln net.Listener, ready *atomic.Bool, liveness *Liveness) *http.Server {
+	srv := &http.Server{Handler: sv.handler(ready, liveness), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			sv.Log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+	return srv
+}
+
+// drain waits for what is still running (the scheduled jobs, the
+// change-driven runs, the proofs), cancelling the jobs after shutdownGrace,
+// then shuts the HTTP server down.
+func (sv *Server) drain(srv *http.Server, running ...<-chan struct{}) error {
 	select {
-	case <-allDone(stopped.Done(), reacting, proving):
+	case <-allDone(running...):
 	case <-time.After(shutdownGrace):
 		sv.Log.Warn("running job did not finish within the grace period; cancelling it")
 		sv.cancelJobs()
-		<-allDone(stopped.Done(), reacting, proving)
+		<-allDone(running...)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -49,34 +49,11 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		if b == nil || b.OutOfPool != "" {
 			return
 		}
-		s := at(PoolKey{Pool: b.Pool, Shared: b.Shared})
-		switch {
-		case b.Shared:
-			s.SharedBindings++
-		case b.Dirty:
-			s.Dirty++
-		case b.Claimed():
-			s.Claimed++
-		default:
-			s.Free++
-		}
-		s.Clusters += u.Effective()
+		at(PoolKey{Pool: b.Pool, Shared: b.Shared}).add(u)
 	})
-	// A GA is nearly full in a pool when one of its bindings there is
-	// selectable and that one has a tenth of its limit or less left;
-	// each group is counted over its run of rows, without a map of GAs.
+	// Each group is counted over its run of rows, without a map of GAs.
 	eachGroup(candidates, func(rows []Candidate) {
-		if rows[0].GlobalAccountID == "" {
-			return
-		}
-		var last *Candidate
-		n := 0
-		for i := range rows {
-			if c := &rows[i]; c.Limit != nil && c.Selectable {
-				last, n = c, n+1
-			}
-		}
-		if n == 1 && *last.Headroom*10 <= *last.Limit {
+		if rows[0].GlobalAccountID != "" && nearlyFull(rows) {
 			s := at(PoolKey{Pool: rows[0].Pool})
 			s.NearlyFull = append(s.NearlyFull, rows[0].GlobalAccountID)
 		}
@@ -88,6 +65,36 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return comparePoolKeys(a.PoolKey, b.PoolKey) })
 	return out
+}
+
+// add counts u's binding by its state, and the clusters on it.
+func (s *PoolStats) add(u *Usage) {
+	b := u.Binding
+	switch {
+	case b.Shared:
+		s.SharedBindings++
+	case b.Dirty:
+		s.Dirty++
+	case b.Claimed():
+		s.Claimed++
+	default:
+		s.Free++
+	}
+	s.Clusters += u.Effective()
+}
+
+// nearlyFull reports whether a GA is nearly full in a pool, rows its
+// candidates there: one of its bindings is selectable and that one has a
+// tenth of its limit or less left.
+func nearlyFull(rows []Candidate) bool {
+	var last *Candidate
+	n := 0
+	for i := range rows {
+		if c := &rows[i]; c.Limit != nil && c.Selectable {
+			last, n = c, n+1
+		}
+	}
+	return n == 1 && *last.Headroom*10 <= *last.Limit
 }
 
 // comparePoolKeys orders pools by hyperscalerType, then non-EU first, then

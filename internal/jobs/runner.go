@@ -93,39 +93,24 @@ type Options struct {
 // retention step (retention.go), whichever jobs it ran, unless the step ran
 // less than tidyEvery before.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
-	if r.Locker != nil {
-		lock, ok, err := r.Locker.TryRunLock(ctx)
-		if err != nil {
-			return fmt.Errorf("taking the run lock: %w", err)
-		}
-		if !ok {
-			return ErrLockHeld
-		}
-		r.lock = lock
-		defer func() {
-			r.lock = nil
-			lock.Release()
-		}()
+	unlock, err := r.takeLock(ctx)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	start := r.Now()
 	tasks, err := r.build(opts)
 	if err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, 0, err, r.Now())
-		}
+		r.failAll(opts.Jobs, 0, err)
 		return fmt.Errorf("nothing was read or changed: %w", err)
 	}
 	facts, err := r.Gather(ctx)
 	if err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
-		}
+		r.failAll(opts.Jobs, r.Now().Sub(start), err)
 		return fmt.Errorf("the picture is incomplete, nothing was changed: %w", err)
 	}
 	if err := r.believe(facts); err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
-		}
+		r.failAll(opts.Jobs, r.Now().Sub(start), err)
 		return err
 	}
 	var errs []error
@@ -149,6 +134,34 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// takeLock takes the run lock, when the runner has a Locker, and returns
+// what lets it go; ErrLockHeld when another run holds it.
+func (r *Runner) takeLock(ctx context.Context) (unlock func(), err error) {
+	if r.Locker == nil {
+		return func() {}, nil
+	}
+	lock, ok, err := r.Locker.TryRunLock(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("taking the run lock: %w", err)
+	}
+	if !ok {
+		return nil, ErrLockHeld
+	}
+	r.lock = lock
+	return func() {
+		r.lock = nil
+		lock.Release()
+	}, nil
+}
+
+// failAll reports err for every job of a run that ran none of them, each
+// as having taken took.
+func (r *Runner) failAll(jobs []string, took time.Duration, err error) {
+	for _, job := range jobs {
+		r.Metrics.JobDone(job, took, err, r.Now())
+	}
 }
 
 // believe refuses a picture no job may decide on (hap.Implausible): every
