@@ -69,7 +69,7 @@ func resolvedView(cfg config.Config, db app.Inputs) (map[string]any, error) {
 	if err := json.Unmarshal(js, &view); err != nil {
 		return nil, err
 	}
-	sections, err := json.Marshal(cfg.Jobs.Resolved())
+	sections, err := json.Marshal(cfg.Jobs.AsApplied())
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
-	HAP       HAP       `json:"hap"`
+	HAP       HAPValues `json:"hap"`
 	Namespace string    `json:"namespace"`
 	Gardener  Gardener  `json:"gardener"`
 	Database  Database  `json:"database"`
@@ -69,13 +69,13 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s = %s: %s", w.Key, w.Value, w.Reason)
 }
 
-// HAP mirrors KEB's `hap` values block, so KEB's own values can be reused as
+// HAPValues mirrors KEB's `hap` values block, so KEB's own values can be reused as
 // they are. Rule is KEB's rule list: validated as KEB validates it (a list
 // KEB refuses is a configuration error, Config.RuleSet) and evaluated for
 // the pools it names: the pool view and its metrics, `pools --plan` and the
 // pool_not_in_rules finding. The candidate table does not depend on it: it
 // ranks every pool bindings exist for.
-type HAP struct {
+type HAPValues struct {
 	Rule                    []string      `json:"rule"`
 	MultiHyperscalerAccount *MultiAccount `json:"multiHyperscalerAccount"`
 }
@@ -159,7 +159,7 @@ func (c Config) Rules() rules.RuleSet { return c.Jobs.KEB.Rules }
 // policyOf returns the decisions' view of KEB's multi-account settings, with
 // the values KEB applies. A missing block or an empty allowlist turns the
 // feature off; with nothing set KEB's default limit is hap.NoLimit.
-func policyOf(h HAP) hap.Policy {
+func policyOf(h HAPValues) hap.Policy {
 	m := h.MultiHyperscalerAccount
 	if m == nil {
 		return hap.Policy{DefaultLimit: hap.NoLimit}

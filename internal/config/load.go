@@ -126,7 +126,7 @@ func Parse(doc []byte, cfg *Config) error {
 	cfg.Jobs.Schedules = maps.Clone(cfg.Jobs.Schedules)
 	r := &hapReader{}
 	policyInFile := false
-	readHAP := jsonv2.UnmarshalFunc(func(node []byte, h *HAP) error {
+	readHAP := jsonv2.UnmarshalFunc(func(node []byte, h *HAPValues) error {
 		var block any
 		if err := json.Unmarshal(node, &block); err != nil {
 			return err

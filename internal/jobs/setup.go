@@ -72,9 +72,9 @@ func (s Setup) CronSchedules() map[string]string {
 	return out
 }
 
-// Resolved returns the jobs' sections as the jobs apply them, every job's
+// AsApplied returns the jobs' sections as the jobs apply them, every job's
 // schedule included, for `config view`.
-func (s Setup) Resolved() Setup {
+func (s Setup) AsApplied() Setup {
 	s.Schedules = s.CronSchedules()
 	return s
 }
