@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,17 @@ type cellSpec struct {
 	workers int
 	rounds  int // per worker
 	warmUp  int // unmeasured rounds per worker
+	// idle is the database pool's idle connections during the cell; 0
+	// keeps KEB's default (kebMaxIdleConns).
+	idle int
+}
+
+// idleConns is the pool's idle connections in the cell.
+func (c cellSpec) idleConns() int {
+	if c.idle > 0 {
+		return c.idle
+	}
+	return kebMaxIdleConns
 }
 
 func (c cellSpec) poolKind() string {
@@ -175,9 +187,8 @@ type cellRun struct {
 }
 
 // runCell has spec.workers workers each make spec.rounds rounds; a round is
-// the paths for one request, one after the other, starting with a
-// different path each round, so that what one pick leaves behind (a warm
-// cache, a connection) falls on each path alike.
+// the paths for one request, one after the other, in an order that
+// changes from round to round (roundOrder).
 //
 // The workers take each path together: a round is one phase per path, in
 // which every worker makes its pick of that path, and the next phase starts
@@ -185,15 +196,19 @@ type cellRun struct {
 // the same path, as KEB's workers run with the switch on and with it off;
 // were each worker to alternate on its own, a pick of the table would be
 // timed beside seven live paths' load on the API servers and PostgreSQL,
-// which no KEB ever sees.
+// which no KEB ever sees. Between phases the collector runs to its end
+// (untimed), so that the garbage of one path, the live path's decoded
+// lists above all, is not collected on the next path's time.
 func (w *world) runCell(ctx context.Context, spec cellSpec, reqs []request) (cellRun, error) {
+	w.db.SetMaxIdleConns(spec.idleConns())
+	defer w.db.SetMaxIdleConns(kebMaxIdleConns)
 	run := cellRun{loadBefore: loadAverage()}
 	var mu sync.Mutex
 	var firstErr error
 	start := time.Now()
 	for i := range spec.warmUp + spec.rounds {
-		for j := range paths {
-			path := (i + j) % paths
+		for _, path := range roundOrder(i) {
+			runtime.GC()
 			var wg sync.WaitGroup
 			for k := range spec.workers {
 				r := reqs[(k*(spec.warmUp+spec.rounds)+i)%len(reqs)]
@@ -220,6 +235,19 @@ func (w *world) runCell(ctx context.Context, spec cellSpec, reqs []request) (cel
 	run.loadAfter = loadAverage()
 	return run, nil
 }
+
+// roundOrders are the orders of the paths in successive rounds: every path
+// goes first once in four rounds and follows every other path once
+// (a Williams design), so whatever a path leaves behind (a warm cache, a
+// connection, load on the API servers) falls on each of the others alike.
+var roundOrders = [paths][paths]int{
+	{pathLive, pathTable, pathStatement, pathTrusted},
+	{pathTable, pathTrusted, pathLive, pathStatement},
+	{pathTrusted, pathStatement, pathTable, pathLive},
+	{pathStatement, pathLive, pathTrusted, pathTable},
+}
+
+func roundOrder(round int) [paths]int { return roundOrders[round%paths] }
 
 // loadAverage is the machine's load average over 1, 5 and 15 minutes.
 func loadAverage() string {
