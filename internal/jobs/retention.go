@@ -26,20 +26,29 @@ type RetentionSettings struct {
 	ResolvedFindings setting.Duration `json:"resolvedFindings"`
 	// ReleaseAudit is how long a release's audit rows are kept.
 	ReleaseAudit setting.Duration `json:"releaseAudit"`
+	// PoolHistory is how long the pools' samples are kept, which the
+	// metrics job records on every run.
+	PoolHistory setting.Duration `json:"poolHistory"`
 }
 
 func defaultRetention() RetentionSettings {
 	return RetentionSettings{
 		ResolvedFindings: setting.Duration{Duration: 30 * 24 * time.Hour},
 		ReleaseAudit:     setting.Duration{Duration: 90 * 24 * time.Hour},
+		PoolHistory:      setting.Duration{Duration: hap.PoolHistoryRetention},
 	}
 }
 
 func (r RetentionSettings) check() error {
-	if err := setting.Positive(RetentionSection+".resolvedFindings", r.ResolvedFindings); err != nil {
-		return err
+	for _, d := range []struct {
+		key   string
+		value setting.Duration
+	}{{"resolvedFindings", r.ResolvedFindings}, {"releaseAudit", r.ReleaseAudit}, {"poolHistory", r.PoolHistory}} {
+		if err := setting.Positive(RetentionSection+"."+d.key, d.value); err != nil {
+			return err
+		}
 	}
-	return setting.Positive(RetentionSection+".releaseAudit", r.ReleaseAudit)
+	return nil
 }
 
 // Retention returns what s keeps: retention.*, and the shadow history for
@@ -48,7 +57,7 @@ func (s Setup) Retention() hap.Retention {
 	r := s.retentionSettings()
 	shadow := ShadowJob.Of(s)
 	return hap.Retention{ResolvedFindings: r.ResolvedFindings.Duration, ReleaseAudit: r.ReleaseAudit.Duration,
-		ShadowHistory: shadow.Window.Duration + shadow.MaxAge.Duration}
+		ShadowHistory: shadow.Window.Duration + shadow.MaxAge.Duration, PoolHistory: r.PoolHistory.Duration}
 }
 
 func (s Setup) retentionSettings() RetentionSettings {
