@@ -83,7 +83,7 @@ func TestEveryTableStaysWithinItsBoundOverManyRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := s.RecordShadow(ctx, []hap.ShadowResult{{InstanceID: fmt.Sprintf("i-%d", i), GlobalAccountID: "ga-a", Pool: aws,
-			KEBBinding: name(i), Table: name(i), Outcome: "agree", At: now}}, keep.ShadowHistory-time.Minute, time.Minute); err != nil {
+			KEBBinding: name(i), Table: name(i), Outcome: "agree", At: now}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.RecordPoolSamples(ctx, now, []hap.PoolStats{{PoolKey: hap.PoolKey{Pool: aws}, Free: i}}); err != nil {

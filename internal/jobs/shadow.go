@@ -63,9 +63,9 @@ type shadowStore interface {
 	// CandidateVersions returns the candidate table's rows of groups as
 	// they stood from `from` on.
 	CandidateVersions(ctx context.Context, from time.Time, groups []hap.ShadowGroup) ([]hap.CandidateVersion, error)
-	// RecordShadow keeps each compared pick once and prunes what is older
-	// than retention.
-	RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error
+	// RecordShadow keeps each compared pick once; the retention step
+	// forgets the old ones.
+	RecordShadow(ctx context.Context, results []hap.ShadowResult) error
 	// ShadowPicks returns the picks compared since `since`.
 	ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error)
 }
@@ -114,7 +114,7 @@ func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 		sh.Log.Info("dry run: KEB's picks compared, nothing recorded", zap.Int("new", len(results)), zap.Int("unplaced", unplaced))
 		return nil
 	}
-	if err := sh.store.RecordShadow(ctx, results, s.Window.Duration, s.MaxAge.Duration); err != nil {
+	if err := sh.store.RecordShadow(ctx, results); err != nil {
 		return err
 	}
 	compared, err := sh.store.ShadowPicks(ctx, since)

@@ -351,7 +351,7 @@ func (s *Store) CandidateVersions(_ context.Context, from time.Time, groups []ha
 	return out, nil
 }
 
-func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult, _, _ time.Duration) error {
+func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordShadow"); err != nil {
