@@ -33,12 +33,18 @@ type soakPlan struct {
 var shortSoak = soakPlan{duration: 90 * time.Second, warmUp: 20 * time.Second, sampleEvery: 2 * time.Second,
 	restartEvery: 30 * time.Second, retention: 20 * time.Second}
 
-// planFor is the long soak's plan for d: a warm-up of a sixth (at most
-// ten minutes, well past every retention), a sample every five seconds,
-// a restart every tenth of the run.
+// planFor is the long soak's plan for d: retentions of a thirtieth of the
+// run (20 s to 2 min), a warm-up of a sixth (at most ten minutes), which
+// outlives every retention and the retention step's minute, a sample
+// every five seconds, a restart every tenth of the run.
 func planFor(d time.Duration) soakPlan {
 	return soakPlan{duration: d, warmUp: min(d/6, 10*time.Minute), sampleEvery: 5 * time.Second,
-		restartEvery: d / 10, retention: 2 * time.Minute}
+		restartEvery: d / 10, retention: min(max(d/30, 20*time.Second), 2*time.Minute)}
+}
+
+func (p soakPlan) String() string {
+	return fmt.Sprintf("%s, warm-up %s, a sample every %s, a restart every %s, retentions of %s",
+		p.duration, p.warmUp, p.sampleEvery, p.restartEvery, p.retention)
 }
 
 // soakConfig is the job's configuration of a soak: the stream's policy,
@@ -77,7 +83,7 @@ func TestSoak(t *testing.T) {
 		plan = planFor(*soakDuration)
 	}
 	seed := chooseSeed()
-	t.Logf("seed %d, plan %+v", seed, plan)
+	t.Logf("seed %d, plan: %s", seed, plan)
 	ctx := testbed.Context(t, plan.duration*2+20*time.Minute)
 	s, _ := newStream(t, ctx, seed, soakConfig(plan.retention))
 	s.soak, s.phase = true, "soak"
