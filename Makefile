@@ -12,7 +12,7 @@ OUT     ?= bin/hap-reconciler
 # images; the image runs it with GODEBUG=fips140=only,tlsmlkem=0.
 GOFIPS140 ?= v1.0.0
 
-.PHONY: help build image test e2e pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential fuzz demo bench
+.PHONY: help build image test e2e pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential soak fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -64,6 +64,19 @@ differential: ## a seeded stream of KEB's actions and job runs (CronJob, then se
 	bash hack/build-gardener-apiserver.sh >/dev/null
 	$(GO) test -count=1 -timeout 600m -run TestPicksAgreeWithKEBAtTheMomentItAsks -v ./test/differential/ \
 		-args -differential.picks=$(PICKS) -differential.seed=$(SEED)
+
+# The soak: serve, the built binary, on the real test bed for DURATION of
+# compressed time (schedules of seconds, retentions of minutes) while KEB's
+# actions stream and the servers are restarted; `make test` runs 90 s of it.
+DURATION ?= 10m
+
+soak: ## serve on the real test bed for DURATION (10m) of compressed time, KEB's actions streaming, the API servers and PostgreSQL restarted now and then; fits each series' slope per hour (memory, goroutines, fds, DB connections, every table's rows) and fails on one not flat; writes test/soak/results/<start>.json and .md (docs/benchmarks.md)
+	bash hack/ensure-tools.sh
+	bash hack/build-etcd.sh >/dev/null
+	bash hack/build-kube-apiserver.sh >/dev/null
+	bash hack/build-gardener-apiserver.sh >/dev/null
+	$(GO) test -count=1 -timeout 600m -run '^TestSoak$$' -v ./test/differential/ \
+		-args -soak.duration=$(DURATION) -soak.out=$(abspath test/soak/results) -soak.commit=$(shell git rev-parse --short HEAD 2>/dev/null)
 
 fuzz: ## run each fuzz target for FUZZTIME (default 30s); new failing inputs land in testdata/fuzz
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/config/

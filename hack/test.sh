@@ -63,7 +63,7 @@ echo "==> go test"
 # kube-apiserver, gardener-apiserver, PostgreSQL) on free ports, with a
 # limiter of its own, so packages side by side overlap their waits. The
 # slowest start first, so that none of them starts last (docs/testing.md).
-slowest=(./test/reliability ./test/parity ./internal/jobs ./cmd/hap-reconciler ./internal/gardener ./test/differential
+slowest=(./test/reliability ./test/differential ./test/parity ./internal/jobs ./cmd/hap-reconciler ./internal/gardener
 	./test/manifests ./test/provisioning ./test/testbed ./test/demo)
 mapfile -t first < <(go list "${slowest[@]}")
 mapfile -t rest < <(go list ./... | grep -vxF -f <(printf '%s\n' "${first[@]}"))

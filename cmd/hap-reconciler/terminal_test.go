@@ -234,13 +234,15 @@ func TestConfigViewPrintsTheResolvedConfigurationWithoutSecrets(t *testing.T) {
 		Retention struct {
 			ResolvedFindings string `json:"resolvedFindings"`
 			ReleaseAudit     string `json:"releaseAudit"`
+			PoolHistory      string `json:"poolHistory"`
 		} `json:"retention"`
 		KEBModule struct {
 			SchemaNewest int `json:"schemaNewest"`
 		} `json:"kebModule"`
 	}
 	decodeYAML(t, stdout, &view)
-	if view.Retention.ResolvedFindings != "48h0m0s" || view.Retention.ReleaseAudit != "2160h0m0s" || view.KEBModule.SchemaNewest != schema.Newest {
+	if view.Retention.ResolvedFindings != "48h0m0s" || view.Retention.ReleaseAudit != "2160h0m0s" || view.Retention.PoolHistory != "2160h0m0s" ||
+		view.KEBModule.SchemaNewest != schema.Newest {
 		t.Errorf("config view: retention %+v and kebModule %+v, want the file's over the defaults", view.Retention, view.KEBModule)
 	}
 	if view.Namespace != "garden-from-flag" || view.Database.URL != "postgres://keb:xxxxx@db.example:5432/keb" || view.Database.URLSource != "DATABASE_URL" ||

@@ -124,6 +124,7 @@ func TestBadConfigurationNamesKeyAndValue(t *testing.T) {
 		{"unknown retention key", "retention:\n  findings: 1h\n", []string{"retention.findings", "unknown key"}},
 		{"no retention", "retention:\n  resolvedFindings: 0s\n", []string{"retention.resolvedFindings", "0s"}},
 		{"retention not a duration", "retention:\n  releaseAudit: forever\n", []string{"retention.releaseAudit", `"forever"`, "duration"}},
+		{"no pool history", "retention:\n  poolHistory: -1h\n", []string{"retention.poolHistory", "-1h"}},
 		{"bad duration", "release:\n  gracePeriod: soon\n", []string{"release.gracePeriod", `"soon"`, "duration"}},
 		{"wrong type", "release:\n  maxPerRun: ten\n", []string{"release.maxPerRun", `"ten"`, "integer"}},
 		{"bad mode", "release:\n  mode: wipe\n", []string{"release.mode", `"wipe"`}},

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
@@ -22,18 +20,16 @@ type poolHistoryRow struct {
 var (
 	//go:embed sql/pool_history_record.sql
 	poolHistoryRecord string
-	//go:embed sql/pool_history_prune.sql
-	poolHistoryPrune string
 	//go:embed sql/pool_history_since.sql
 	poolHistorySince string
 )
 
 // RecordPoolSamples appends one sample per dedicated pool of stats, taken
-// at, and drops samples older than retention, in one transaction. A second
-// record at the same instant replaces the first.
-func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error {
-	if at.IsZero() || retention <= 0 {
-		return fmt.Errorf("record pool samples: time %s and retention %s must be set", at, retention)
+// at. A second record at the same instant replaces the first. The
+// retention step forgets the old ones (PruneTables).
+func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats) error {
+	if at.IsZero() {
+		return fmt.Errorf("record pool samples: the time must be set")
 	}
 	var rows []poolHistoryRow
 	for _, p := range stats {
@@ -46,17 +42,10 @@ func (s *Store) RecordPoolSamples(ctx context.Context, at time.Time, stats []hap
 	if err != nil {
 		return err
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if len(rows) > 0 {
-			if err := tx.Exec(s.sql(poolHistoryRecord), params{"rows": values}).Error; err != nil {
-				return fmt.Errorf("insert: %w", err)
-			}
-		}
-		if err := tx.Exec(s.sql(poolHistoryPrune), params{"before": at.Add(-retention)}).Error; err != nil {
-			return fmt.Errorf("prune: %w", err)
-		}
+	if len(rows) == 0 {
 		return nil
-	})
+	}
+	err = s.db.WithContext(ctx).Exec(s.sql(poolHistoryRecord), params{"rows": values}).Error
 	return s.wrap("record pool history", err)
 }
 

@@ -7,7 +7,9 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap"
 )
 
-func TestPoolHistoryKeepsSamplesWithinRetention(t *testing.T) {
+// The pool history keeps one sample per pool and instant; the retention
+// step forgets the old ones (TestEveryTableStaysWithinItsBoundOverManyRuns).
+func TestPoolHistoryRecordsOneSamplePerPoolAndInstant(t *testing.T) {
 	s, _ := migratedStore(t)
 	ctx := testContext(t)
 	aws := hap.Pool{HyperscalerType: "aws"}
@@ -20,13 +22,13 @@ func TestPoolHistoryKeepsSamplesWithinRetention(t *testing.T) {
 		}
 	}
 	for i := range 100 {
-		if err := s.RecordPoolSamples(ctx, start.Add(time.Duration(i)*day), stats(100-i, i), 90*day); err != nil {
+		if err := s.RecordPoolSamples(ctx, start.Add(time.Duration(i)*day), stats(100-i, i)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The same instant again replaces, never duplicates.
 	last := start.Add(99 * day)
-	if err := s.RecordPoolSamples(ctx, last, stats(1, 99), 90*day); err != nil {
+	if err := s.RecordPoolSamples(ctx, last, stats(1, 99)); err != nil {
 		t.Fatal(err)
 	}
 	history, err := s.PoolHistory(ctx, time.Time{})
@@ -37,8 +39,8 @@ func TestPoolHistoryKeepsSamplesWithinRetention(t *testing.T) {
 		t.Fatalf("pools %v: shared pools have no free bindings to record", history)
 	}
 	got := history[aws]
-	if len(got) != 91 || !got[0].At.Equal(last.Add(-90*day)) || got[90].Free != 1 || got[90].Claimed != 99 {
-		t.Fatalf("%d samples from %s to %+v; want 91, the 90 days before the last, the last replaced", len(got), got[0].At, got[len(got)-1])
+	if len(got) != 100 || !got[0].At.Equal(start) || got[99].Free != 1 || got[99].Claimed != 99 {
+		t.Fatalf("%d samples from %s to %+v; want 100, every day's, the last replaced", len(got), got[0].At, got[len(got)-1])
 	}
 	recent, err := s.PoolHistory(ctx, last.Add(-2*day))
 	if err != nil || len(recent[aws]) != 3 {

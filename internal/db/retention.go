@@ -23,18 +23,20 @@ var (
 	pruneCandidateHistory string
 	//go:embed sql/prune_candidate_rewrites.sql
 	pruneCandidateRewrites string
+	//go:embed sql/prune_pool_history.sql
+	prunePoolHistory string
 	//go:embed sql/table_rows.sql
 	tableRows string
 )
 
 // PruneTables forgets, table by table, the rows older than keep that
 // nothing reads any more: resolved findings, settled release audit, the
-// shadow history, expired claim leases. Each statement keeps what is still
+// pools' samples, the shadow history, expired claim leases. Each statement keeps what is still
 // needed (an open finding, an open release intent, the candidate table's
 // current versions and newest rewrite, a lease not yet expired); why each
 // is safe is in docs/operations.md#what-the-tables-hold.
 func (s *Store) PruneTables(ctx context.Context, keep hap.Retention) error {
-	if keep.ResolvedFindings <= 0 || keep.ReleaseAudit <= 0 || keep.ShadowHistory <= 0 {
+	if keep.ResolvedFindings <= 0 || keep.ReleaseAudit <= 0 || keep.ShadowHistory <= 0 || keep.PoolHistory <= 0 {
 		return fmt.Errorf("prune tables: every retention must be positive: %+v", keep)
 	}
 	open, err := s.OpenReleaseIntents(ctx)
@@ -52,6 +54,7 @@ func (s *Store) PruneTables(ctx context.Context, keep hap.Retention) error {
 	}{
 		{"binding_drift", pruneBindingDrift, params{"keep": keep.ResolvedFindings.Seconds()}},
 		{"binding_releases", pruneBindingReleases, params{"keep": keep.ReleaseAudit.Seconds(), "open": jsonList(ids)}},
+		{"pool_history", prunePoolHistory, params{"keep": keep.PoolHistory.Seconds()}},
 		{"claim_leases", pruneClaimLeases, nil},
 	} {
 		if err := execNamed(db, s.sql(p.statement), p.params); err != nil {

@@ -26,7 +26,7 @@ const day = 24 * time.Hour
 func TestEveryTableStaysWithinItsBoundOverManyRuns(t *testing.T) {
 	s, dbname := migratedStore(t)
 	ctx := testContext(t)
-	keep := hap.Retention{ResolvedFindings: 10*day + day/2, ReleaseAudit: 20*day + day/2, ShadowHistory: 15*day + day/2}
+	keep := hap.Retention{ResolvedFindings: 10*day + day/2, ReleaseAudit: 20*day + day/2, ShadowHistory: 15*day + day/2, PoolHistory: 30*day + day/2}
 	aws := hap.Pool{HyperscalerType: "aws"}
 	const bindings, runs = 6, 120
 	name := func(i int) string { return fmt.Sprintf("b-%d", i%bindings) }
@@ -86,10 +86,10 @@ func TestEveryTableStaysWithinItsBoundOverManyRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := s.RecordShadow(ctx, []hap.ShadowResult{{InstanceID: fmt.Sprintf("i-%d", i), GlobalAccountID: "ga-a", Pool: aws,
-			KEBBinding: name(i), Table: name(i), Outcome: "agree", At: now}}, keep.ShadowHistory-time.Minute, time.Minute); err != nil {
+			KEBBinding: name(i), Table: name(i), Outcome: "agree", At: now}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.RecordPoolSamples(ctx, now, []hap.PoolStats{{PoolKey: hap.PoolKey{Pool: aws}, Free: i}}, hap.PoolHistoryRetention); err != nil {
+		if err := s.RecordPoolSamples(ctx, now, []hap.PoolStats{{PoolKey: hap.PoolKey{Pool: aws}, Free: i}}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -111,7 +111,7 @@ func TestEveryTableStaysWithinItsBoundOverManyRuns(t *testing.T) {
 			"candidate_history":         bindings + 1 + within(keep.ShadowHistory, i), // the open versions, the closed
 			"candidate_rewrites":        within(keep.ShadowHistory, i+1),
 			"shadow_picks":              within(keep.ShadowHistory, i+1),
-			"pool_history":              within(hap.PoolHistoryRetention-day, i+1),
+			"pool_history":              within(keep.PoolHistory, i+1),
 			"binding_candidates":        bindings + 1,
 			"binding_reservations":      1, // this run's; the rewrite drops it after its TTL
 			"recorded_claims":           1, // this run's; the next rewrite's snapshot shows it and ends it

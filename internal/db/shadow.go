@@ -127,9 +127,10 @@ type shadowRow struct {
 	SnapshotAt      *time.Time `gorm:"column:snapshot_at"`
 }
 
-// RecordShadow keeps each compared pick once and forgets, with the history
-// that only served them, what is older than retention.
-func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error {
+// RecordShadow keeps each compared pick once. The retention step forgets
+// them, with the history that only served them (PruneTables), whichever
+// jobs run.
+func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult) error {
 	db := s.db.WithContext(ctx)
 	if len(results) > 0 {
 		rows := make([]shadowRow, len(results))
@@ -149,7 +150,7 @@ func (s *Store) RecordShadow(ctx context.Context, results []hap.ShadowResult, re
 			return s.wrap("record compared picks", err)
 		}
 	}
-	return s.pruneShadowHistory(db, (retention + maxAge).Seconds())
+	return nil
 }
 
 // ShadowPicks returns the picks compared since `since`, oldest first.

@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// How far back the pool history reaches, and how much of it the exhaustion
-// estimate reads: long enough to show a season, recent enough to follow
-// today's claim rate.
+// How far back the pool history reaches by default (retention.poolHistory),
+// and how much of it the exhaustion estimate reads: long enough to show a
+// season, recent enough to follow today's claim rate.
 const (
 	PoolHistoryRetention = 90 * 24 * time.Hour
 	ExhaustionWindow     = 14 * 24 * time.Hour

@@ -18,4 +18,7 @@ type Retention struct {
 	// rewrites and the compared picks for this long: what the shadow job
 	// compares (its window and the oldest table a pick accepts).
 	ShadowHistory time.Duration
+	// PoolHistory keeps the pools' samples for this long: the exhaustion
+	// estimate reads the last ExhaustionWindow of them.
+	PoolHistory time.Duration
 }

@@ -25,7 +25,7 @@ var metricsJob = Job{
 type metricsStore interface {
 	// RecordPoolSamples appends the free and claimed bindings of every
 	// dedicated pool and prunes what is older than retention.
-	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error
+	RecordPoolSamples(ctx context.Context, at time.Time, stats []hap.PoolStats) error
 	// PoolHistory returns the samples recorded since, per pool.
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
 }
@@ -59,7 +59,7 @@ func (m *metrics) Run(ctx context.Context, f *Facts) error {
 	// Act: record this run's sample first, so the estimate includes it; a
 	// dry run records none and estimates from the history as it is.
 	if !m.DryRun.WritesNothing() {
-		if err := m.store.RecordPoolSamples(ctx, now, stats, hap.PoolHistoryRetention); err != nil {
+		if err := m.store.RecordPoolSamples(ctx, now, stats); err != nil {
 			return err
 		}
 	}

@@ -21,27 +21,36 @@ type RetentionSettings struct {
 	ResolvedFindings setting.Duration `json:"resolvedFindings"`
 	// ReleaseAudit is how long a release's audit rows are kept.
 	ReleaseAudit setting.Duration `json:"releaseAudit"`
+	// PoolHistory is how long the pools' samples are kept, which the
+	// metrics job records on every run.
+	PoolHistory setting.Duration `json:"poolHistory"`
 }
 
 func defaultRetention() RetentionSettings {
 	return RetentionSettings{
 		ResolvedFindings: setting.Duration{Duration: 30 * 24 * time.Hour},
 		ReleaseAudit:     setting.Duration{Duration: 90 * 24 * time.Hour},
+		PoolHistory:      setting.Duration{Duration: hap.PoolHistoryRetention},
 	}
 }
 
 func (r RetentionSettings) check() error {
-	if err := setting.Positive("retention.resolvedFindings", r.ResolvedFindings); err != nil {
-		return err
+	for _, d := range []struct {
+		key   string
+		value setting.Duration
+	}{{"resolvedFindings", r.ResolvedFindings}, {"releaseAudit", r.ReleaseAudit}, {"poolHistory", r.PoolHistory}} {
+		if err := setting.Positive("retention."+d.key, d.value); err != nil {
+			return err
+		}
 	}
-	return setting.Positive("retention.releaseAudit", r.ReleaseAudit)
+	return nil
 }
 
 // keeps returns what s keeps: retention.*, and the shadow history for the
 // shadow job's window and maxAge.
 func (s Setup) keeps() hap.Retention {
 	return hap.Retention{ResolvedFindings: s.Retention.ResolvedFindings.Duration, ReleaseAudit: s.Retention.ReleaseAudit.Duration,
-		ShadowHistory: s.Shadow.Window.Duration + s.Shadow.MaxAge.Duration}
+		ShadowHistory: s.Shadow.Window.Duration + s.Shadow.MaxAge.Duration, PoolHistory: s.Retention.PoolHistory.Duration}
 }
 
 // retentionStore is what the retention step needs of the database.

@@ -16,11 +16,12 @@ import (
 
 // The retention step ends every run whichever jobs it ran, with
 // retention.* and the shadow job's window: a chart with shadow off still
-// bounds the candidate history the candidates job writes. A dry run that
+// bounds the candidate history the candidates job writes, and the pool
+// history the metrics job writes is bounded with metrics off. A dry run that
 // writes nothing prunes nothing. The step runs at most once a minute.
 func TestEveryRunPrunesWhicheverJobsItRan(t *testing.T) {
 	cfg := config.Default()
-	if err := config.Parse([]byte("retention:\n  resolvedFindings: 48h\nshadow:\n  window: 24h\n  maxAge: 10m\n"), &cfg); err != nil {
+	if err := config.Parse([]byte("retention:\n  resolvedFindings: 48h\n  poolHistory: 720h\nshadow:\n  window: 24h\n  maxAge: 10m\n"), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	if err := cfg.Resolve(); err != nil {
@@ -44,7 +45,8 @@ func TestEveryRunPrunesWhicheverJobsItRan(t *testing.T) {
 		}
 		now = now.Add(time.Second)
 	}
-	want := hap.Retention{ResolvedFindings: 48 * time.Hour, ReleaseAudit: 90 * 24 * time.Hour, ShadowHistory: 24*time.Hour + 10*time.Minute}
+	want := hap.Retention{ResolvedFindings: 48 * time.Hour, ReleaseAudit: 90 * 24 * time.Hour, ShadowHistory: 24*time.Hour + 10*time.Minute,
+		PoolHistory: 720 * time.Hour}
 	if len(store.Pruned) != 4 || store.Pruned[0] != want || store.Pruned[3] != want {
 		t.Errorf("the runs pruned with %+v; want four runs (three a minute apart, one of five a second apart) each keeping %+v", store.Pruned, want)
 	}

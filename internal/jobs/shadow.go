@@ -58,9 +58,9 @@ type shadowStore interface {
 	// CandidateVersions returns the candidate table's rows of groups as
 	// they stood from `from` on.
 	CandidateVersions(ctx context.Context, from time.Time, groups []hap.ShadowGroup) ([]hap.CandidateVersion, error)
-	// RecordShadow keeps each compared pick once and prunes what is older
-	// than retention.
-	RecordShadow(ctx context.Context, results []hap.ShadowResult, retention, maxAge time.Duration) error
+	// RecordShadow keeps each compared pick once; the retention step
+	// forgets the old ones.
+	RecordShadow(ctx context.Context, results []hap.ShadowResult) error
 	// ShadowPicks returns the picks compared since `since`.
 	ShadowPicks(ctx context.Context, since time.Time) ([]hap.ShadowResult, error)
 }
@@ -142,7 +142,7 @@ func (sh *shadow) gather(ctx context.Context, f *Facts, since time.Time) (shadow
 // record keeps the new verdicts and reports every pick compared since the
 // window began, by outcome.
 func (sh *shadow) record(ctx context.Context, results []hap.ShadowResult, since time.Time) (hap.ShadowTally, error) {
-	if err := sh.store.RecordShadow(ctx, results, sh.settings.Window.Duration, sh.settings.MaxAge.Duration); err != nil {
+	if err := sh.store.RecordShadow(ctx, results); err != nil {
 		return nil, err
 	}
 	compared, err := sh.store.ShadowPicks(ctx, since)

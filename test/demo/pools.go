@@ -31,7 +31,7 @@ func backdatePoolHistory(ctx context.Context, n narrator, env *app.Env, l *lands
 				earlier[i].Claimed -= claimsPerDay * day
 			}
 		}
-		if err := env.Store.RecordPoolSamples(ctx, now.Add(-time.Duration(day)*24*time.Hour), earlier, hap.PoolHistoryRetention); err != nil {
+		if err := env.Store.RecordPoolSamples(ctx, now.Add(-time.Duration(day)*24*time.Hour), earlier); err != nil {
 			return err
 		}
 	}

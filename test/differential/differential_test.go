@@ -67,7 +67,7 @@ func TestPicksAgreeWithKEBAtTheMomentItAsks(t *testing.T) {
 	t.Logf("seed %d (replay with -differential.seed=%d -differential.picks=%d)", seed, seed, *picksFlag)
 	ctx := testbed.Context(t, 20*time.Minute+time.Duration(*picksFlag)*300*time.Millisecond)
 	started := time.Now()
-	s, env := newStream(t, ctx, seed)
+	s, env := newStream(t, ctx, seed, jobConfig)
 	s.tally.lap("setup", started)
 
 	lap := time.Now()
@@ -107,8 +107,9 @@ func (s *stream) run(t *testing.T, ctx context.Context, picks int) {
 
 // newStream loads the stream's world: free bindings in two dedicated
 // pools, a shared pool, ga-2's two internal bindings with its two
-// clusters; the job's schema migrated, the table never computed.
-func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.Env) {
+// clusters; the job's schema migrated with configYAML, the table never
+// computed.
+func newStream(t *testing.T, ctx context.Context, seed uint64, configYAML string) (*stream, *app.Env) {
 	t.Helper()
 	l := landscape.New(seed)
 	for range 40 {
@@ -125,7 +126,7 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 		internal = append(internal, l.AddBinding(landscape.BindingSpec{Pool: awsPool,
 			GlobalAccountID: "ga-2", Internal: true}).Name)
 	}
-	sc := testscene.Load(t, ctx, bed, "diff", l, jobConfig)
+	sc := testscene.Load(t, ctx, bed, "diff", l, configYAML)
 	env := sc.Open(t, ctx, testscene.Wiring{Log: zaptest.NewLogger(t, zaptest.Level(zapcore.ErrorLevel))})
 	// KEB's driver, lib/pq: the Client prepares its statements on it.
 	db, err := sql.Open("postgres", sc.World.DatabaseURL)
@@ -151,7 +152,7 @@ func newStream(t *testing.T, ctx context.Context, seed uint64) (*stream, *app.En
 	second.SetMaxOpenConns(20)
 	t.Cleanup(func() { _ = second.Close() })
 	replicas = append(replicas, &replica{client: &provisioning.Client{DB: second, Gardener: (&kebrules.KEB{Bindings: sc.Bindings}).Gardener(), HoldClaims: true}})
-	w := &world{sc: sc, db: db, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
+	w := &world{sc: sc, db: db, dbs: []*sql.DB{db, second}, quietShoots: dyn.Resource(testbed.ShootsResource).Namespace(sc.World.Namespace), keb: &kebrules.KEB{Bindings: sc.Bindings, Shoots: sc.Shoots, DB: db, Config: cfg},
 		client: replicas[0].client, replicas: replicas, sketches: landscape.New(seed), profiles: map[string]bool{}, shootsOn: map[string]int{}}
 	w.keb.Changed = w.changed
 	s := &stream{world: w, rng: rand.New(rand.NewPCG(seed, 0x5eed)), tally: newTally(seed)}

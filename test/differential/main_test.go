@@ -8,6 +8,11 @@
 // serve. After every pick the table's answer is compared with KEB's rules
 // evaluated on the live state at that moment, stated independently of the
 // job's code in test/kebrules.
+//
+// TestSoak streams the same actions at the built binary's serve for a
+// while of compressed time, restarting the servers now and then, and
+// samples the process and every table of the job's schema (make soak; a
+// short one in make test).
 package differential
 
 import (

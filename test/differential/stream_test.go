@@ -26,6 +26,10 @@ type stream struct {
 	// runs it on its own.
 	runJob func(ctx context.Context) error
 	phase  string
+	// soak keeps the landscape as it is, as a soak needs (soak_test.go):
+	// no binding is added, and KEB removes the rows of the instances it
+	// deprovisioned.
+	soak bool
 }
 
 // action is one kind of step and its weight.
@@ -39,20 +43,7 @@ type action struct {
 // number of active clusters, so the population settles instead of
 // draining the pools.
 func (s *stream) step(ctx context.Context) error {
-	actions := []action{
-		{"request", 20, s.newRequest},
-		{"resolve", 26, s.resolvePending},
-		{"shared pick", 7, s.sharedPick},
-		{"live placement", 6, s.livePlacement},
-		{"deprovision", 5 + len(s.active), s.deprovisionOne},
-		{"cleanup", 8, s.cleanupOne},
-		{"workers at once", 3, s.workersAtOnce},
-		{"operator retires", 1, s.operatorRetires},
-		{"shared pool grows", 1, s.sharedPoolGrows},
-	}
-	if s.runJob != nil {
-		actions = append(actions, action{"job run", 3, s.jobRun})
-	}
+	actions := s.actions()
 	total := 0
 	for _, a := range actions {
 		total += a.weight
@@ -68,6 +59,31 @@ func (s *stream) step(ctx context.Context) error {
 		n -= a.weight
 	}
 	panic("unreachable")
+}
+
+// actions are the kinds of step with their weights. A soak's stream adds
+// no binding (its tables' bounds follow from the landscape) and removes
+// the instances KEB has finished with, as KEB's deprovisioning does.
+func (s *stream) actions() []action {
+	actions := []action{
+		{"request", 20, s.newRequest},
+		{"resolve", 26, s.resolvePending},
+		{"shared pick", 7, s.sharedPick},
+		{"live placement", 6, s.livePlacement},
+		{"deprovision", 5 + len(s.active), s.deprovisionOne},
+		{"cleanup", 8, s.cleanupOne},
+		{"workers at once", 3, s.workersAtOnce},
+		{"operator retires", 1, s.operatorRetires},
+	}
+	if s.soak {
+		actions = append(actions, action{"remove finished instances", 2, s.removeFinished})
+	} else {
+		actions = append(actions, action{"shared pool grows", 1, s.sharedPoolGrows})
+	}
+	if s.runJob != nil {
+		actions = append(actions, action{"job run", 3, s.jobRun})
+	}
+	return actions
 }
 
 // The GAs, weighted so that some fill several bindings. ga-2 holds two
@@ -275,7 +291,21 @@ func (s *stream) deprovisionOne(ctx context.Context) error {
 		return nil
 	}
 	c := s.removeActive(s.rng.IntN(len(s.active)))
-	return s.deprovision(ctx, c, s.rng.IntN(4) == 0)
+	// A soak's KEB always removes the row at the end
+	// (deprovisioning.RemoveInstanceStep, removeInstancePermanently).
+	removeRow := s.rng.IntN(4) == 0 || s.soak
+	return s.deprovision(ctx, c, removeRow)
+}
+
+// removeFinished is the end of KEB's deprovisioning of the provisionings
+// that failed (fail marks them deleted): RemoveInstanceStep removes their
+// rows.
+func (s *stream) removeFinished(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM instances WHERE deleted_at > '0001-01-01 00:00:00+00'`)
+	if err != nil {
+		return fmt.Errorf("remove finished instances: %w", err)
+	}
+	return nil
 }
 
 func (s *stream) cleanupOne(ctx context.Context) error {

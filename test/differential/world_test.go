@@ -33,8 +33,10 @@ type cluster struct {
 type world struct {
 	// changes records the stream's writes to Gardener (its KEB's Changed).
 	changes
-	sc     *testscene.Scene
-	db     *sql.DB
+	sc *testscene.Scene
+	db *sql.DB
+	// dbs are the connection pools of KEB's replicas, db the first.
+	dbs    []*sql.DB
 	keb    *kebrules.KEB
 	client *provisioning.Client
 	// replicas are KEB's two replicas for the workers asking at once; the

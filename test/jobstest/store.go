@@ -282,8 +282,8 @@ func (s *Store) OpenReleaseIntents(context.Context) ([]hap.OpenIntent, error) {
 }
 
 // RecordPoolSamples appends the dedicated pools' sample at at, replacing one
-// taken at the same time, and drops what is older than retention.
-func (s *Store) RecordPoolSamples(_ context.Context, at time.Time, stats []hap.PoolStats, retention time.Duration) error {
+// taken at the same time.
+func (s *Store) RecordPoolSamples(_ context.Context, at time.Time, stats []hap.PoolStats) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordPoolSamples"); err != nil {
@@ -296,9 +296,6 @@ func (s *Store) RecordPoolSamples(_ context.Context, at time.Time, stats []hap.P
 		pool := hap.Pool{HyperscalerType: p.HyperscalerType, EUAccess: p.EUAccess}
 		samples := slices.DeleteFunc(s.history[pool], func(x hap.PoolSample) bool { return x.At.Equal(at) })
 		s.history[pool] = append(samples, hap.PoolSample{At: at, Free: p.Free, Claimed: p.Claimed})
-	}
-	for pool, samples := range s.history {
-		s.history[pool] = slices.DeleteFunc(samples, func(x hap.PoolSample) bool { return x.At.Before(at.Add(-retention)) })
 	}
 	return nil
 }
@@ -354,7 +351,7 @@ func (s *Store) CandidateVersions(_ context.Context, from time.Time, groups []ha
 	return out, nil
 }
 
-func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult, _, _ time.Duration) error {
+func (s *Store) RecordShadow(_ context.Context, results []hap.ShadowResult) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.fail("RecordShadow"); err != nil {
