@@ -98,6 +98,7 @@ func measureSize(t *testing.T, ctx context.Context, size bench.Size) ([]cellFigu
 		{workers: busy, rounds: (*costDedicated + busy - 1) / busy, warmUp: 2, idle: min(busy, kebMaxOpenConns)},
 		{shared: true, workers: 1, rounds: *costShared, warmUp: 1},
 		{shared: true, workers: busy, rounds: max(1, *costShared/busy)},
+		{shared: true, workers: busy, rounds: max(1, *costShared/busy), idle: min(busy, kebMaxOpenConns)},
 	}
 	var out []cellFigures
 	for _, spec := range specs {
