@@ -36,3 +36,6 @@ func (l *lookedAt) answer(key string, every time.Duration, lookUp func() (found,
 	l.last.Store(&look{at: time.Now(), key: key, found: found})
 	return found
 }
+
+// forget drops the answer kept, so that the next call looks again.
+func (l *lookedAt) forget() { l.last.Store(nil) }
