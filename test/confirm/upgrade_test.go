@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"regexp"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,7 +68,10 @@ func TestPicksThroughAnUpgradeAndRollbackOfTheJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &upgrade{s: s, ctx: ctx, job: job}
+	u := &upgrade{s: s, ctx: ctx, job: job, steps: map[string]*sync.RWMutex{}}
+	for _, ga := range upgradeGAs {
+		u.steps[ga] = &sync.RWMutex{}
+	}
 	// The schema as the release before left it: its newest migration.
 	u.migrate(t, "roll back to the previous release's schema", "--down", "1")
 
@@ -217,10 +221,9 @@ type upgrade struct {
 	workers []*upgradeWorker
 	phase   atomic.Int32
 
-	// liveMu runs KEB's live path one step at a time: it decides outside
-	// its step's mutex, and its own over-filling is not this test's
-	// subject.
-	liveMu sync.Mutex
+	// steps are each GA's steps: the table's shared, KEB's live path's
+	// exclusive (provision).
+	steps map[string]*sync.RWMutex
 
 	mu         sync.Mutex
 	picks      []pickTaken
@@ -248,7 +251,6 @@ type upgradeWorker struct {
 
 type pickTaken struct {
 	module     string
-	phase      int32
 	start, end time.Time
 	kind, err  string
 }
@@ -372,15 +374,33 @@ func (u *upgrade) stopWorkers() {
 // (the adoption guide): place on the binding; on ClaimNew claim under the
 // replica's mutex and RecordClaim; on ErrClaimPending the step again after
 // the interval it names; on a live-path answer KEB's live path. Then KEB
-// writes the binding into the instance.
+// writes the binding into the instance, and KEB's count of the binding's
+// active instances must be within its limit.
+//
+// KEB's live path counts written instances only, not the table's
+// reservations of steps still in flight, and its own steps decide outside
+// their mutex: a live-path step beside other steps of the GA may over-fill
+// a binding by KEB's own doing (docs/read-path.md). So that an over-filled
+// binding here is the module's, a live-path step of a GA runs alone (the
+// GA's steps lock, exclusively) and the table's steps of the GA run
+// together (shared).
 func (u *upgrade) provision(w *upgradeWorker) error {
 	id := fmt.Sprintf("up-%d", u.instances.Add(1))
 	if _, err := u.s.db.ExecContext(u.ctx, `INSERT INTO instances (instance_id, runtime_id, global_account_id,
 		provisioning_parameters, created_at, updated_at) VALUES ($1, $1, $2, '{}', now(), now())`, id, w.ga); err != nil {
 		return err
 	}
-	req := u.s.request(id, w.ga, awsPool)
-	binding, err := u.resolve(w, req)
+	steps := u.steps[w.ga]
+	steps.RLock()
+	binding, live, err := u.resolve(w, u.s.request(id, w.ga, awsPool))
+	if live {
+		steps.RUnlock()
+		steps.Lock()
+		defer steps.Unlock()
+		binding, err = u.live(w)
+	} else {
+		defer steps.RUnlock()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", id, err)
 	}
@@ -413,54 +433,53 @@ const recordFailed = "record failed"
 // workerClusters is how many of its clusters a worker keeps active.
 const workerClusters = 2
 
-func (u *upgrade) resolve(w *upgradeWorker, req provisioning.Request) (string, error) {
+// resolve is the step on the table's side: the binding, or live when the
+// answer hands the step to KEB's live path.
+func (u *upgrade) resolve(w *upgradeWorker, req provisioning.Request) (binding string, live bool, err error) {
 	var waited time.Duration
 	for {
-		phase := u.phase.Load()
 		start := time.Now()
 		a := w.module.pick(u.ctx, req)
 		u.mu.Lock()
-		u.picks = append(u.picks, pickTaken{module: w.name, phase: phase, start: start, end: time.Now(), kind: a.kind(), err: a.err})
+		u.picks = append(u.picks, pickTaken{module: w.name, start: start, end: time.Now(), kind: a.kind(), err: a.err})
 		u.mu.Unlock()
 		switch {
 		case a.failed != "":
-			return "", errors.New(a.failed)
+			return "", false, errors.New(a.failed)
 		case a.pending && waited+a.retryAfter <= kebrules.ResolveStepTimeout:
 			waited += a.retryAfter
 			if err := kebrules.Requeue(u.ctx, a.retryAfter); err != nil {
-				return "", err
+				return "", false, err
 			}
 			continue
 		case a.livePath:
-			return u.live(w)
+			return "", true, nil
 		case a.err != "":
-			return "", fmt.Errorf("an answer KEB fails the provisioning on: %s", a.err)
+			return "", false, fmt.Errorf("an answer KEB fails the provisioning on: %s", a.err)
 		case !a.claimNew:
-			return a.binding, nil
+			return a.binding, false, nil
 		}
 		w.replica.Lock()
 		name, err := u.s.keb.Claim(u.ctx, w.ga, awsPool)
 		w.replica.Unlock()
 		if err != nil {
-			return "", errors.Join(fmt.Errorf("claim: %w", err), w.module.abandon(u.ctx, req))
+			return "", false, errors.Join(fmt.Errorf("claim: %w", err), w.module.abandon(u.ctx, req))
 		}
 		// A RecordClaim that fails leaves the table without the claim:
 		// the next pick may say ClaimNew again, a needless claim, never an
 		// over-filled binding. KEB provisions on the claimed binding.
 		if err := w.module.record(u.ctx, req, name); err != nil {
 			u.mu.Lock()
-			u.picks = append(u.picks, pickTaken{module: w.name, phase: phase, start: time.Now(), end: time.Now(), kind: recordFailed, err: err.Error()})
+			u.picks = append(u.picks, pickTaken{module: w.name, start: time.Now(), end: time.Now(), kind: recordFailed, err: err.Error()})
 			u.mu.Unlock()
 		}
-		return name, nil
+		return name, false, nil
 	}
 }
 
 // live is KEB's live path for the worker's GA: list and count, claim when
 // the GA is full.
 func (u *upgrade) live(w *upgradeWorker) (string, error) {
-	u.liveMu.Lock()
-	defer u.liveMu.Unlock()
 	v, err := u.s.keb.Dedicated(u.ctx, w.ga, awsPool)
 	switch {
 	case err != nil:
@@ -473,14 +492,15 @@ func (u *upgrade) live(w *upgradeWorker) (string, error) {
 	return u.s.keb.Claim(u.ctx, w.ga, awsPool)
 }
 
-// upgradeFigures is the run's record: per pin and phase how the picks
-// answered, the picks that overlapped each migration and the longest of
-// them, the longest pick outside any migration, and each migration's time.
+// upgradeFigures is the run's record: per pin and period of the run (at a
+// schema version, or during a migration) how the picks answered, and the
+// errors among the answers, instances left out, with their counts; the
+// picks that overlapped each migration and the longest of them; the longest
+// pick outside every migration; each migration's time.
 type upgradeFigures struct {
-	Phases     []string                    `json:"phases"`
-	Answers    map[string][]map[string]int `json:"answersPerPhase"`
-	Errors     map[string][]string         `json:"liveOrFailedErrors"`
-	Migrations []migrationFigure           `json:"migrations"`
+	Answers    map[string]map[string]map[string]int `json:"answers"`
+	Errors     map[string]map[string]map[string]int `json:"errors"`
+	Migrations []migrationFigure                    `json:"migrations"`
 	// LongestPickOutsideMs is the longest pick that overlapped no
 	// migration, for comparison.
 	LongestPickOutsideMs float64 `json:"longestPickOutsideMigrationsMs"`
@@ -495,26 +515,50 @@ type migrationFigure struct {
 	LongestPickMs float64 `json:"longestPickDuringMs"`
 }
 
+// instanceNamed is where an error names the instance it was asked for.
+var instanceNamed = regexp.MustCompile(`instance "[^"]*"`)
+
+// period names the part of the run p fell in: during a migration it
+// overlapped, else after the last migration that had ended when it
+// started; numbered in the run's order. The first migration set the scene
+// up before any worker started, with no pick beside it.
+func (u *upgrade) period(p pickTaken) string {
+	ended := 0
+	for k := 1; k < len(u.migrations); k++ {
+		m := u.migrations[k]
+		if p.start.Before(m.end) && p.end.After(m.start) {
+			return fmt.Sprintf("%d during %s", 2*k-1, m.What)
+		}
+		if !m.end.After(p.start) {
+			ended = k
+		}
+	}
+	if ended == 0 {
+		return "0 on the previous release's schema"
+	}
+	return fmt.Sprintf("%d after %s", 2*ended, u.migrations[ended].What)
+}
+
 func (u *upgrade) report(t *testing.T) {
 	t.Helper()
-	f := upgradeFigures{Phases: []string{"previous schema"}, Answers: map[string][]map[string]int{}, Errors: map[string][]string{}, Picks: len(u.picks)}
-	// The first migration set the scene up before any worker started: the
-	// same migration's time without picks.
-	for i, m := range u.migrations {
-		if i > 0 {
-			f.Phases = append(f.Phases, "after "+m.What)
-		}
+	f := upgradeFigures{Answers: map[string]map[string]map[string]int{}, Errors: map[string]map[string]map[string]int{}, Picks: len(u.picks)}
+	for _, m := range u.migrations {
 		f.Migrations = append(f.Migrations, migrationFigure{migrationTaken: m})
 	}
-	for _, p := range u.picks {
-		phases := f.Answers[p.module]
-		for len(phases) <= int(p.phase) {
-			phases = append(phases, map[string]int{})
+	count := func(into map[string]map[string]map[string]int, module, period, what string) {
+		if into[module] == nil {
+			into[module] = map[string]map[string]int{}
 		}
-		phases[p.phase][p.kind]++
-		f.Answers[p.module] = phases
-		if p.err != "" && !slices.Contains(f.Errors[p.module], p.err) && len(f.Errors[p.module]) < 8 {
-			f.Errors[p.module] = append(f.Errors[p.module], p.err)
+		if into[module][period] == nil {
+			into[module][period] = map[string]int{}
+		}
+		into[module][period][what]++
+	}
+	for _, p := range u.picks {
+		period := u.period(p)
+		count(f.Answers, p.module, period, p.kind)
+		if p.err != "" {
+			count(f.Errors, p.module, period, instanceNamed.ReplaceAllString(p.err, "instance …"))
 		}
 		if p.kind == recordFailed {
 			continue
@@ -537,11 +581,11 @@ func (u *upgrade) report(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("upgrade and rollback while KEB provisions:\n%s", out)
-	for module, phases := range f.Answers {
-		for phase, kinds := range phases {
+	for module, periods := range f.Answers {
+		for period, kinds := range periods {
 			for kind, n := range kinds {
 				if kind != "binding" && kind != "claimNew" && kind != "claim pending" && kind != "live path" && kind != recordFailed {
-					t.Errorf("%s module, %s: %d answers %q, which KEB fails the provisioning on", module, f.Phases[phase], n, kind)
+					t.Errorf("%s module, %s: %d answers %q, which KEB fails the provisioning on", module, period, n, kind)
 				}
 			}
 		}
