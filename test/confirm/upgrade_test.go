@@ -72,8 +72,12 @@ func TestPicksThroughAnUpgradeAndRollbackOfTheJob(t *testing.T) {
 	for _, ga := range upgradeGAs {
 		u.steps[ga] = &sync.RWMutex{}
 	}
-	// The schema as the release before left it: its newest migration.
-	u.migrate(t, "roll back to the previous release's schema", "--down", "1")
+	// The schema as the release before left it: its newest migration. The
+	// same migrations without a pick beside them first, for comparison.
+	u.migrate(t, "roll back, no picks", "--down", "1")
+	u.migrate(t, "upgrade, no picks")
+	u.migrate(t, "roll back, no picks", "--down", "1")
+	u.setupMigrations = len(u.migrations)
 
 	// KEB's replicas: two on the old pin for ga-1, two on this tree's for
 	// ga-2. Each pin serves a GA of its own so that an over-filled binding
@@ -228,12 +232,14 @@ type upgrade struct {
 	mu         sync.Mutex
 	picks      []pickTaken
 	migrations []migrationTaken
-	progress   chan int // a worker's index, after each provisioning
-	done       chan struct{}
-	stopOnce   sync.Once
-	wg         sync.WaitGroup
-	instances  atomic.Int64
-	failures   []error
+	// setupMigrations ran before any worker started.
+	setupMigrations int
+	progress        chan int // a worker's index, after each provisioning
+	done            chan struct{}
+	stopOnce        sync.Once
+	wg              sync.WaitGroup
+	instances       atomic.Int64
+	failures        []error
 }
 
 type upgradeWorker struct {
@@ -520,12 +526,11 @@ var instanceNamed = regexp.MustCompile(`instance "[^"]*"`)
 
 // period names the part of the run p fell in: during a migration it
 // overlapped, else after the last migration that had ended when it
-// started; numbered in the run's order. The first migration set the scene
-// up before any worker started, with no pick beside it.
+// started; numbered in the run's order.
 func (u *upgrade) period(p pickTaken) string {
 	ended := 0
-	for k := 1; k < len(u.migrations); k++ {
-		m := u.migrations[k]
+	for k := 1; u.setupMigrations+k-1 < len(u.migrations); k++ {
+		m := u.migrations[u.setupMigrations+k-1]
 		if p.start.Before(m.end) && p.end.After(m.start) {
 			return fmt.Sprintf("%d during %s", 2*k-1, m.What)
 		}
@@ -536,7 +541,7 @@ func (u *upgrade) period(p pickTaken) string {
 	if ended == 0 {
 		return "0 on the previous release's schema"
 	}
-	return fmt.Sprintf("%d after %s", 2*ended, u.migrations[ended].What)
+	return fmt.Sprintf("%d after %s", 2*ended, u.migrations[u.setupMigrations+ended-1].What)
 }
 
 func (u *upgrade) report(t *testing.T) {
