@@ -103,17 +103,13 @@ func (s *scene) startOldModule(t *testing.T, bin string) *oldModule {
 	return &oldModule{in: in, out: scanner}
 }
 
-// oldAsk and oldAnswer are testdata/oldmodule's protocol.
+// oldAsk and oldAnswer are testdata/oldmodule's protocol: the request goes
+// as this tree's module names its fields, which the old module's Request
+// shares.
 type oldAsk struct {
-	Op              string `json:"op"`
-	InstanceID      string `json:"instanceID"`
-	GlobalAccountID string `json:"globalAccountID"`
-	HyperscalerType string `json:"hyperscalerType"`
-	EUAccess        bool   `json:"euAccess"`
-	ProviderType    string `json:"providerType"`
-	Limit           int    `json:"limit"`
-	MinGuard        int    `json:"minBindingsForGuard"`
-	Binding         string `json:"binding"`
+	Op      string
+	Request provisioning.Request
+	Binding string
 }
 
 type oldAnswer struct {
@@ -127,12 +123,7 @@ type oldAnswer struct {
 }
 
 func (m *oldModule) call(op string, req provisioning.Request, binding string) (oldAnswer, error) {
-	a := oldAsk{Op: op, InstanceID: req.InstanceID, GlobalAccountID: req.GlobalAccountID, HyperscalerType: req.HyperscalerType,
-		EUAccess: req.EUAccess, ProviderType: req.ProviderType, Binding: binding}
-	if req.Account != nil {
-		a.Limit, a.MinGuard = req.Account.Limit, req.Account.MinBindingsForGuard
-	}
-	line, err := json.Marshal(a)
+	line, err := json.Marshal(oldAsk{Op: op, Request: req, Binding: binding})
 	if err != nil {
 		return oldAnswer{}, err
 	}

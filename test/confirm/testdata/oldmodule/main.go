@@ -29,17 +29,12 @@ import (
 )
 
 // ask is one call of KEB's resolve step: a pick, the record of a claim, or
-// the abandon of one.
+// the abandon of one. Request is the request as this tree's module names
+// its fields, which this module's Request shares.
 type ask struct {
-	Op              string `json:"op"` // pick, record, abandon
-	InstanceID      string `json:"instanceID"`
-	GlobalAccountID string `json:"globalAccountID"`
-	HyperscalerType string `json:"hyperscalerType"`
-	EUAccess        bool   `json:"euAccess"`
-	ProviderType    string `json:"providerType"`
-	Limit           int    `json:"limit"`
-	MinGuard        int    `json:"minBindingsForGuard"`
-	Binding         string `json:"binding"` // record: the binding KEB claimed
+	Op      string // pick, record, abandon
+	Request provisioning.Request
+	Binding string // record: the binding KEB claimed
 }
 
 // answer is the module's answer to an ask, with what KEB reads of its error.
@@ -93,16 +88,17 @@ func run(dsn, server, caFile, namespace, token string) error {
 
 func serve(client *provisioning.Client, a ask) answer {
 	ctx := context.Background()
-	req := provisioning.Request{InstanceID: a.InstanceID, GlobalAccountID: a.GlobalAccountID, HyperscalerType: a.HyperscalerType,
-		EUAccess: a.EUAccess, ProviderType: a.ProviderType,
-		Account: &provisioning.Account{MultiAccount: true, Limit: a.Limit, MinBindingsForGuard: a.MinGuard}}
+	req := a.Request
 	switch a.Op {
 	case "pick":
 		pick, err := client.NextBinding(ctx, req)
 		return answerOf(pick.Binding, pick.ClaimNew, err)
 	case "record":
-		limit := a.Limit
-		return answerOf("", false, client.RecordClaim(ctx, provisioning.Claim{Request: req, BindingName: a.Binding, Limit: &limit}))
+		var limit *int
+		if req.Account != nil {
+			limit = &req.Account.Limit
+		}
+		return answerOf("", false, client.RecordClaim(ctx, provisioning.Claim{Request: req, BindingName: a.Binding, Limit: limit}))
 	case "abandon":
 		return answerOf("", false, client.AbandonClaim(ctx, req))
 	}
