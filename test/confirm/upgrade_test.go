@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -234,6 +235,7 @@ type upgrade struct {
 	migrations []migrationTaken
 	// setupMigrations ran before any worker started.
 	setupMigrations int
+	jobFailures     []string
 	progress        chan int // a worker's index, after each provisioning
 	done            chan struct{}
 	stopOnce        sync.Once
@@ -272,7 +274,9 @@ type migrationTaken struct {
 func (u *upgrade) migrate(t *testing.T, what string, args ...string) {
 	t.Helper()
 	start := time.Now()
-	u.cli(t, append([]string{"migrate"}, args...)...)
+	if err := u.cli(append([]string{"migrate"}, args...)...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 	end := time.Now()
 	u.mu.Lock()
 	u.migrations = append(u.migrations, migrationTaken{What: what, start: start, end: end, Millis: ms(end.Sub(start))})
@@ -280,18 +284,40 @@ func (u *upgrade) migrate(t *testing.T, what string, args ...string) {
 }
 
 // runJob is one candidates run of this tree's job in a process of its own,
-// as the upgraded release's pod starts.
+// as the upgraded release's pod starts. A run that fails is run again, as
+// the job's next scheduled run would be, up to jobAttempts; each failure is
+// among the figures (a rewrite and KEB's picks may deadlock, and
+// PostgreSQL then ends one of them).
 func (u *upgrade) runJob(t *testing.T) {
 	t.Helper()
-	u.cli(t, "run", "--jobs", jobs.JobCandidates)
+	for range jobAttempts {
+		err := u.cli("run", "--jobs", jobs.JobCandidates)
+		if err == nil {
+			return
+		}
+		u.mu.Lock()
+		u.jobFailures = append(u.jobFailures, err.Error())
+		u.mu.Unlock()
+	}
+	t.Fatalf("the upgraded job's candidates run failed %d times in a row: %v", jobAttempts, u.jobFailures)
 }
 
-func (u *upgrade) cli(t *testing.T, args ...string) {
-	t.Helper()
+// jobAttempts bounds the job's runs after an upgrade.
+const jobAttempts = 3
+
+func (u *upgrade) cli(args ...string) error {
 	out, err := exec.CommandContext(u.ctx, u.job, append(args, u.s.sc.Flags()...)...).CombinedOutput()
 	if err != nil {
-		t.Fatalf("hap-reconciler %v: %v\n%s", args, err, out)
+		return fmt.Errorf("hap-reconciler %v: %w\n%s", args, err, lastLine(out))
 	}
+	return nil
+}
+
+// lastLine is the last non-empty line of a process's output: the job's
+// error line.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
 
 func (u *upgrade) schemaVersion(t *testing.T) int {
@@ -511,6 +537,9 @@ type upgradeFigures struct {
 	// migration, for comparison.
 	LongestPickOutsideMs float64 `json:"longestPickOutsideMigrationsMs"`
 	Picks                int     `json:"picks"`
+	// JobRunsFailed are the upgraded job's runs that failed and were run
+	// again.
+	JobRunsFailed []string `json:"jobRunsFailed"`
 }
 
 type migrationFigure struct {
@@ -546,7 +575,8 @@ func (u *upgrade) period(p pickTaken) string {
 
 func (u *upgrade) report(t *testing.T) {
 	t.Helper()
-	f := upgradeFigures{Answers: map[string]map[string]map[string]int{}, Errors: map[string]map[string]map[string]int{}, Picks: len(u.picks)}
+	f := upgradeFigures{Answers: map[string]map[string]map[string]int{}, Errors: map[string]map[string]map[string]int{},
+		Picks: len(u.picks), JobRunsFailed: u.jobFailures}
 	for _, m := range u.migrations {
 		f.Migrations = append(f.Migrations, migrationFigure{migrationTaken: m})
 	}
