@@ -8,9 +8,13 @@ import (
 	"github.com/kyma-project/hap-reconciler/provisioning/schema"
 )
 
-// schemaRecheck is how long a Client relies on the schema version it last
-// read before NextBinding reads it again: a migration or a rollback of the
-// job while KEB runs is noticed within it.
+// schemaRecheck is how long a Client relies on a schema version it last
+// found readable before NextBinding reads it again. A skew is relied on by
+// no pick, and a statement that fails has the next pick read the version
+// (schemaMayHaveMoved): an upgrade of the job is picked from at the next
+// pick, and a rollback fails at most the statements in flight when it
+// lands; the interval only bounds how late a change that breaks no
+// statement is noticed.
 const schemaRecheck = time.Minute
 
 // ErrSchemaSkew means the job's schema is at a version outside what this module
@@ -25,7 +29,7 @@ const schemaVersionSQL = `SELECT version, dirty FROM %s.hap_reconciler_migration
 
 // checkSchemaVersion answers nil when the job's schema is at a version this
 // module reads, an error wrapping ErrSchemaSkew when it is not, or the
-// query's error. What it finds is kept for schemaRecheck (lookedAt).
+// query's error. A readable version is kept for schemaRecheck (lookedAt).
 func (c *Client) checkSchemaVersion(ctx context.Context) error {
 	if err := schema.Check(c.Schema); err != nil {
 		return err
