@@ -1,11 +1,13 @@
 package confirm
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -299,11 +301,29 @@ func (u *upgrade) runJob(t *testing.T) {
 		if err == nil {
 			return
 		}
+		failure := err.Error()
+		if strings.Contains(failure, "deadlock detected") {
+			failure += "\nPostgreSQL's account: " + u.lastDeadlock()
+		}
 		u.mu.Lock()
-		u.jobFailures = append(u.jobFailures, err.Error())
+		u.jobFailures = append(u.jobFailures, failure)
 		u.mu.Unlock()
 	}
 	t.Fatalf("the upgraded job's candidates run failed %d times in a row: %v", jobAttempts, u.jobFailures)
+}
+
+// lastDeadlock is what the test bed's PostgreSQL logged of the last
+// deadlock it ended: which process waited for which, and their statements.
+func (u *upgrade) lastDeadlock() string {
+	log, err := os.ReadFile(u.s.sc.Bed.Postgres.LogPath())
+	if err != nil {
+		return err.Error()
+	}
+	i := bytes.LastIndex(log, []byte("deadlock detected"))
+	if i < 0 {
+		return "none logged"
+	}
+	return string(log[i:min(len(log), i+3000)])
 }
 
 // jobAttempts bounds the job's runs after an upgrade.
