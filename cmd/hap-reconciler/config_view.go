@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +69,13 @@ func resolvedView(cfg config.Config, db app.Inputs) (map[string]any, error) {
 	if err := json.Unmarshal(js, &view); err != nil {
 		return nil, err
 	}
-	maps.Copy(view, cfg.Jobs.Resolved())
+	sections, err := json.Marshal(cfg.Jobs.AsApplied())
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(sections, &view); err != nil {
+		return nil, err
+	}
 	database, _ := view["database"].(map[string]any)
 	if url, source, err := app.DatabaseURL(db); err != nil {
 		database["url"], database["urlSource"] = "", fmt.Sprintf("none: %v", err)

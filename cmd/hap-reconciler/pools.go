@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -23,7 +24,34 @@ func poolsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   cmdPools,
 		Short: "Print every pool hap.rule names with its bindings, clusters and days until it runs out",
-		Long: `Prints one row per pool the rules in hap.rule name (a rule that appends a
+		Long:  poolsHelp,
+		Example: `  hap-reconciler pools --live
+  hap-reconciler pools -o json
+  hap-reconciler pools -o yaml
+  hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1
+  hap-reconciler pools --plan trial --provider gcp --platform-region cf-eu10 --hyperscaler-region europe-west3`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := output.check(); err != nil {
+				return err
+			}
+			if plan != "" {
+				return g.evaluateRules(output, runtimeQuery{plan: plan, provider: provider, platformRegion: platformRegion, hyperscalerRegion: hyperscalerRegion})
+			}
+			return g.printPools(cmd.Context(), output, live)
+		},
+	}
+	output = registerOutput(cmd, rowFormats...)
+	cmd.Flags().BoolVar(&live, "live", false, "compute the pools from a fresh snapshot instead of the recorded history; writes nothing")
+	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
+	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
+	cmd.Flags().StringVar(&hyperscalerRegion, "hyperscaler-region", "", "with --plan: the runtime's hyperscaler region (eu-central-1, ...)")
+	cmd.Flags().StringVar(&provider, "provider", "", "with --plan: the runtime's provider (aws, azure, gcp, ...); trial: the request's provider, else KEB's default; free: else the platform region's")
+	return cmd
+}
+
+// poolsHelp is the long help of `pools`.
+const poolsHelp = `Prints one row per pool the rules in hap.rule name (a rule that appends a
 region it does not fix expands to the pools that exist) and per pool bindings
 exist for: the rules that lead there, free, claimed, dirty and shared bindings,
 clusters, global accounts about to claim another binding, and the days until
@@ -39,39 +67,21 @@ pool's base is the provider KEB gives the runtime: the plan's own; for trial
 --provider, else KEB's default trial provider
 (APP_INFRASTRUCTURE_MANAGER_DEFAULT_TRIAL_PROVIDER, else Azure); for free
 --provider, else the platform region's, as KEB derives it from the region's
-first digit. A provider KEB would not give the runtime is refused.`,
-		Example: `  hap-reconciler pools --live
-  hap-reconciler pools -o json
-  hap-reconciler pools -o yaml
-  hap-reconciler pools --plan aws --platform-region cf-eu11 --hyperscaler-region eu-central-1
-  hap-reconciler pools --plan trial --provider gcp --platform-region cf-eu10 --hyperscaler-region europe-west3`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := output.check(); err != nil {
-				return err
-			}
-			if plan != "" {
-				return g.evaluateRules(output, runtimeQuery{plan: plan, provider: provider, platformRegion: platformRegion, hyperscalerRegion: hyperscalerRegion})
-			}
-			env, err := g.openToRead(cmd.Context(), live)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			rows, err := env.Reader.Pools(cmd.Context(), live)
-			if err != nil {
-				return err
-			}
-			return output.print(g.stdout, rows, func(w io.Writer, l report.Layout) error { return report.WritePoolsTable(w, rows, l) })
-		},
+first digit. A provider KEB would not give the runtime is refused.`
+
+// printPools prints every pool, from the recorded history or, live, from a
+// fresh snapshot.
+func (g *globals) printPools(ctx context.Context, output *outputFlags, live bool) error {
+	env, err := g.openToRead(ctx, live)
+	if err != nil {
+		return err
 	}
-	output = registerOutput(cmd, rowFormats...)
-	cmd.Flags().BoolVar(&live, "live", false, "compute the pools from a fresh snapshot instead of the recorded history; writes nothing")
-	cmd.Flags().StringVar(&plan, "plan", "", "evaluate the rules for a runtime of this plan (aws, azure, gcp, sap-converged-cloud, trial, ...)")
-	cmd.Flags().StringVar(&platformRegion, "platform-region", "", "with --plan: the runtime's platform region (cf-eu11, ...)")
-	cmd.Flags().StringVar(&hyperscalerRegion, "hyperscaler-region", "", "with --plan: the runtime's hyperscaler region (eu-central-1, ...)")
-	cmd.Flags().StringVar(&provider, "provider", "", "with --plan: the runtime's provider (aws, azure, gcp, ...); trial: the request's provider, else KEB's default; free: else the platform region's")
-	return cmd
+	defer env.Close()
+	rows, err := env.Reader.Pools(ctx, live)
+	if err != nil {
+		return err
+	}
+	return output.print(g.stdout, rows, func(w io.Writer, l report.Layout) error { return report.WritePoolsTable(w, rows, l) })
 }
 
 // ruleEvaluation is what `pools --plan` prints.

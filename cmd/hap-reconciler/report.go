@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kyma-project/hap-reconciler/internal/jobs"
 	"github.com/kyma-project/hap-reconciler/internal/report"
 )
 
@@ -43,7 +42,7 @@ agree, and every pick where they part, with both answers and why.`,
 				return err
 			}
 			defer env.Close()
-			from := time.Now().Add(-jobs.ShadowJob.Of(env.Config.Jobs).Window.Duration)
+			from := time.Now().Add(-env.Config.Jobs.Shadow.Window.Duration)
 			if shadow {
 				rep, err := report.Shadow(cmd.Context(), env.Reports, from)
 				if err != nil {

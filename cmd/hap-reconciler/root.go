@@ -178,7 +178,7 @@ func (o overrides) apply(cfg *config.Config) {
 		cfg.Metrics.Listen = o.listen
 	}
 	if o.since > 0 {
-		jobs.ShadowJob.Change(&cfg.Jobs, func(s *jobs.ShadowSettings) { s.Window.Duration = o.since })
+		cfg.Jobs.Shadow.Window.Duration = o.since
 	}
 }
 

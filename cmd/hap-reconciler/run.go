@@ -40,43 +40,7 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 			if err != nil {
 				return usageError{err}
 			}
-			needs := openForRun
-			if dry.mode() == jobs.DryRunAll {
-				// A dry run changes no table: it runs on a schema at this
-				// release's version or not at all.
-				needs = openForDryRun
-			}
-			s, err := g.inputs(needs)
-			if err != nil {
-				return err
-			}
-			if err := dry.requireKEBPolicy(s.Config, selected, "run"); err != nil {
-				return err
-			}
-			env, err := app.Open(cmd.Context(), s, needs)
-			if err != nil {
-				return err
-			}
-			defer env.Close()
-			err = env.Runner.Run(cmd.Context(), jobs.Options{Jobs: selected, DryRun: dry.mode()})
-			if errors.Is(err, jobs.ErrLockHeld) {
-				// No push either: this run's empty group would replace the
-				// one the run holding the lock is about to push.
-				env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
-				return nil
-			}
-			switch url := env.Config.Metrics.PushgatewayURL; {
-			case url != "" && dry.mode().WritesNothing():
-				// The gateway's group is what the alerts read: a dry run's
-				// success must not make a stale job look fresh.
-				env.Log.Info("dry run: the run's metrics are not pushed", zap.String("pushgateway", redact.String(url)))
-			case url != "":
-				pushMetrics(cmd.Context(), env, url)
-			}
-			if err != nil {
-				return fmt.Errorf("run failed: %w", err)
-			}
-			return nil
+			return runOnce(cmd.Context(), g, selected, dry)
 		},
 	}
 	cmd.Flags().StringVar(&jobList, "jobs", "", "comma-separated jobs to run: "+strings.Join(jobs.AllJobs, ",")+" (default all)")
@@ -84,6 +48,48 @@ policy set (neither KEB's variables nor the file's block) is refused unless
 	dry.register(cmd.Flags(), cmd.Name())
 	cmd.Flags().StringVar(&g.overrides.pushgatewayURL, "pushgateway-url", "", "push the run's metrics to this Pushgateway (default metrics.pushgatewayURL)")
 	return cmd
+}
+
+// runOnce opens the job as the run needs it, runs the selected jobs once
+// and pushes the run's metrics.
+func runOnce(ctx context.Context, g *globals, selected []string, dry dryRunFlags) error {
+	needs := openForRun
+	if dry.mode() == jobs.DryRunAll {
+		// A dry run changes no table: it runs on a schema at this
+		// release's version or not at all.
+		needs = openForDryRun
+	}
+	s, err := g.inputs(needs)
+	if err != nil {
+		return err
+	}
+	if err := dry.requireKEBPolicy(s.Config, selected, "run"); err != nil {
+		return err
+	}
+	env, err := app.Open(ctx, s, needs)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	err = env.Runner.Run(ctx, jobs.Options{Jobs: selected, DryRun: dry.mode()})
+	if errors.Is(err, jobs.ErrLockHeld) {
+		// No push either: this run's empty group would replace the
+		// one the run holding the lock is about to push.
+		env.Log.Info("another run holds this landscape's lock (PostgreSQL advisory lock); this run did nothing and exits successfully")
+		return nil
+	}
+	switch url := env.Config.Metrics.PushgatewayURL; {
+	case url != "" && dry.mode().WritesNothing():
+		// The gateway's group is what the alerts read: a dry run's
+		// success must not make a stale job look fresh.
+		env.Log.Info("dry run: the run's metrics are not pushed", zap.String("pushgateway", redact.String(url)))
+	case url != "":
+		pushMetrics(ctx, env, url)
+	}
+	if err != nil {
+		return fmt.Errorf("run failed: %w", err)
+	}
+	return nil
 }
 
 // pushMetrics pushes the run's metrics. Whatever goes wrong is logged: the

@@ -137,14 +137,6 @@ func Open(ctx context.Context, s Inputs, needs Needs) (*Env, error) {
 			ports.Gardener = env.gardener
 		}
 	}
-	if ports.Store != nil && ports.Gardener != nil {
-		// A build whose adapters do not serve a job's port stops here, at
-		// start, not at every run.
-		if err := jobs.CheckPorts(ports); err != nil {
-			env.Close()
-			return nil, err
-		}
-	}
 	env.Runner = jobs.NewRunner(s.Config.Jobs, ports, locker)
 	env.Reader = report.Reader{Tables: env.Reports, Snapshot: env.Runner, Rules: s.Config.Rules(), Now: s.Now, Log: s.Log}
 	return env, nil

@@ -36,8 +36,8 @@ type Liveness struct {
 	last    map[string]time.Time
 }
 
-// NewLiveness parses each job's schedule (job name to cron spec) once.
-func NewLiveness(specs map[string]string, stuckAfter int, now func() time.Time) (*Liveness, error) {
+// newLiveness parses each job's schedule (job name to cron spec) once.
+func newLiveness(specs map[string]string, stuckAfter int, now func() time.Time) (*Liveness, error) {
 	if stuckAfter < 1 {
 		return nil, fmt.Errorf("stuck after %d scheduled runs: want at least 1", stuckAfter)
 	}

@@ -31,7 +31,7 @@ func (c *testClock) advance(d time.Duration) { c.now = c.now.Add(d) }
 func TestHealthzFailsOnceTheSchedulerCompletesNoRunForThreeScheduledTimes(t *testing.T) {
 	clock := &testClock{}
 	clock.set(10, 0, 30)
-	liveness, err := NewLiveness(map[string]string{"drift": "*/10 * * * *", "release": "15 * * * *"}, 3, clock.Now)
+	liveness, err := newLiveness(map[string]string{"drift": "*/10 * * * *", "release": "15 * * * *"}, 3, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestAFailedRunKeepsTheSchedulerAlive(t *testing.T) {
 	m := metrics.New()
 	env := &Env{Metrics: m, Log: zap.NewNop(), Config: cfg, Runner: jobs.NewRunner(cfg.Jobs,
 		jobs.Ports{Gardener: jobstest.NewGardener(), Store: store, Metrics: m, Log: zap.NewNop(), Now: clock.Now}, nil)}
-	liveness, err := NewLiveness(cfg.Jobs.Schedules(), 3, clock.Now)
+	liveness, err := newLiveness(cfg.Jobs.CronSchedules(), 3, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestAFailedRunKeepsTheSchedulerAlive(t *testing.T) {
 func TestAShortScheduleIsNotStuckWithinTenMinutes(t *testing.T) {
 	clock := &testClock{}
 	clock.set(10, 0, 0)
-	liveness, err := NewLiveness(map[string]string{"metrics": "@every 30s"}, 3, clock.Now)
+	liveness, err := newLiveness(map[string]string{"metrics": "@every 30s"}, 3, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

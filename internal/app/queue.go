@@ -67,7 +67,7 @@ func (q *JobQueue) Run(job, why string) {
 func (q *JobQueue) Schedule() (*cron.Cron, error) {
 	logger := cronLogger{q.Env.Log}
 	c := cron.New(cron.WithLogger(logger), cron.WithChain(cron.Recover(logger)))
-	schedules := q.Env.Config.Jobs.Schedules()
+	schedules := q.Env.Config.Jobs.CronSchedules()
 	for _, job := range jobs.AllJobs {
 		spec := schedules[job]
 		run := cron.NewChain(cron.SkipIfStillRunning(logger)).Then(cron.FuncJob(func() { q.Run(job, "scheduled") }))
@@ -79,12 +79,12 @@ func (q *JobQueue) Schedule() (*cron.Cron, error) {
 }
 
 // How a long-lived process answers a change the watch saw: after
-// ChangeSettle without a further change, or ChangeMaxDelay after the first
+// changeSettle without a further change, or changeMaxDelay after the first
 // one of a burst at the latest, one candidates run brings the table up to
 // date. Its rewrite touches only the rows that changed.
 const (
-	ChangeSettle   = time.Second
-	ChangeMaxDelay = 5 * time.Second
+	changeSettle   = time.Second
+	changeMaxDelay = 5 * time.Second
 )
 
 // Changes returns the function a watch calls on a change
@@ -110,7 +110,7 @@ func (q *JobQueue) ReactToChanges(changes <-chan struct{}) {
 			return
 		case <-changes:
 		}
-		settle, latest := time.NewTimer(ChangeSettle), time.NewTimer(ChangeMaxDelay)
+		settle, latest := time.NewTimer(changeSettle), time.NewTimer(changeMaxDelay)
 	burst:
 		for {
 			select {
@@ -119,7 +119,7 @@ func (q *JobQueue) ReactToChanges(changes <-chan struct{}) {
 				latest.Stop()
 				return
 			case <-changes:
-				settle.Reset(ChangeSettle)
+				settle.Reset(changeSettle)
 			case <-settle.C:
 				break burst
 			case <-latest.C:

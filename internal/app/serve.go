@@ -19,10 +19,10 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
 )
 
-// ShutdownGrace is how long a running job may go on after SIGTERM before
+// shutdownGrace is how long a running job may go on after SIGTERM before
 // its context is cancelled; every job leaves things consistent when
 // cancelled.
-const ShutdownGrace = 45 * time.Second
+const shutdownGrace = 45 * time.Second
 
 // Server is the job as a long-lived process runs it: each job on its own
 // schedule, Gardener watched, the candidates job after a change. This file
@@ -43,7 +43,7 @@ type Server struct {
 }
 
 // OpenServer opens the job as serve runs it. Jobs outlive the caller's
-// context (SIGTERM) by ShutdownGrace, then are cancelled, and the watch of
+// context (SIGTERM) by shutdownGrace, then are cancelled, and the watch of
 // Gardener ends with them: between runs, shoots and bindings are kept
 // current by watching, so a scheduled run reads them from memory instead of
 // paging the whole namespace again, and a change a decision reads brings
@@ -78,21 +78,15 @@ func (sv *Server) Close() {
 
 // Serve serves /metrics, /healthz and /readyz on ln and runs the jobs until
 // ctx ends: then it stops scheduling, lets the running job finish (or
-// cancels it after ShutdownGrace) and shuts the HTTP server down.
+// cancels it after shutdownGrace) and shuts the HTTP server down.
 func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
-	liveness, err := NewLiveness(sv.Config.Jobs.Schedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
+	liveness, err := newLiveness(sv.Config.Jobs.CronSchedules(), cmp.Or(sv.StuckAfterRuns, DefaultStuckAfterRuns), sv.Runner.Now)
 	if err != nil {
 		return err
 	}
 	sv.Metrics.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var ready atomic.Bool
-	srv := &http.Server{Handler: sv.handler(&ready, liveness), ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			sv.Log.Error("http server stopped", zap.Error(err))
-		}
-	}()
-	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+	srv := sv.serveHTTP(ln, &ready, liveness)
 
 	queue := &JobQueue{Env: sv.Env, Stopping: ctx, JobCtx: sv.jobCtx, DryRun: sv.dryRun, Completed: liveness.Completed, rewrites: sv.rewrites}
 	scheduler, err := queue.Schedule()
@@ -121,13 +115,32 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 	<-ctx.Done()
 	sv.Log.Info("stopping: no new runs are scheduled; waiting for the running job")
 	ready.Store(false)
-	stopped := scheduler.Stop()
+	return sv.drain(srv, scheduler.Stop().Done(), reacting, proving)
+}
+
+// serveHTTP serves /metrics, /healthz and /readyz on ln until the server
+// is shut down.
+func (sv *Server) serveHTTP(ln net.Listener, ready *atomic.Bool, liveness *Liveness) *http.Server {
+	srv := &http.Server{Handler: sv.handler(ready, liveness), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			sv.Log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	sv.Log.Info("serving", zap.String("listen", ln.Addr().String()))
+	return srv
+}
+
+// drain waits for what is still running (the scheduled jobs, the
+// change-driven runs, the proofs), cancelling the jobs after shutdownGrace,
+// then shuts the HTTP server down.
+func (sv *Server) drain(srv *http.Server, running ...<-chan struct{}) error {
 	select {
-	case <-allDone(stopped.Done(), reacting, proving):
-	case <-time.After(ShutdownGrace):
+	case <-allDone(running...):
+	case <-time.After(shutdownGrace):
 		sv.Log.Warn("running job did not finish within the grace period; cancelling it")
 		sv.cancelJobs()
-		<-allDone(stopped.Done(), reacting, proving)
+		<-allDone(running...)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -144,7 +157,7 @@ func (sv *Server) Serve(ctx context.Context, ln net.Listener) error {
 // the proofs off: then nothing is proved.
 func (sv *Server) proveSeen(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
-	every := jobs.CandidatesJob.Of(sv.Config.Jobs).GardenerSeenEvery.Duration
+	every := sv.Config.Jobs.Candidates.GardenerSeenEvery.Duration
 	if every <= 0 || sv.dryRun.KeepsKEBsTables() || sv.Store == nil || sv.bindingsWatch() == nil {
 		close(done)
 		return done

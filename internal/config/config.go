@@ -16,16 +16,17 @@ import (
 
 // Config is the whole configuration file.
 type Config struct {
-	HAP       HAP       `json:"hap"`
+	HAP       HAPValues `json:"hap"`
 	Namespace string    `json:"namespace"`
 	Gardener  Gardener  `json:"gardener"`
 	Database  Database  `json:"database"`
 	Metrics   Metrics   `json:"metrics"`
 	KEBModule KEBModule `json:"kebModule"`
 
-	// Jobs holds what the jobs apply: each job's own section of the file
-	// (schedules and the sections jobs.Sections names), read by the job's
-	// registry entry, and KEB's policy and rules, resolved once by Resolve.
+	// Jobs holds what the jobs apply: the jobs' sections of the file
+	// (schedules, retention and each job's own, jobs.Setup), read with
+	// the rest of the file by Parse, and KEB's policy and rules, resolved
+	// once by Resolve.
 	Jobs jobs.Setup `json:"-"`
 
 	// Warnings are the settings the job accepted but, like KEB, does not
@@ -68,13 +69,13 @@ func (w Warning) String() string {
 	return fmt.Sprintf("%s = %s: %s", w.Key, w.Value, w.Reason)
 }
 
-// HAP mirrors KEB's `hap` values block, so KEB's own values can be reused as
+// HAPValues mirrors KEB's `hap` values block, so KEB's own values can be reused as
 // they are. Rule is KEB's rule list: validated as KEB validates it (a list
 // KEB refuses is a configuration error, Config.RuleSet) and evaluated for
 // the pools it names: the pool view and its metrics, `pools --plan` and the
 // pool_not_in_rules finding. The candidate table does not depend on it: it
 // ranks every pool bindings exist for.
-type HAP struct {
+type HAPValues struct {
 	Rule                    []string      `json:"rule"`
 	MultiHyperscalerAccount *MultiAccount `json:"multiHyperscalerAccount"`
 }
@@ -158,7 +159,7 @@ func (c Config) Rules() rules.RuleSet { return c.Jobs.KEB.Rules }
 // policyOf returns the decisions' view of KEB's multi-account settings, with
 // the values KEB applies. A missing block or an empty allowlist turns the
 // feature off; with nothing set KEB's default limit is hap.NoLimit.
-func policyOf(h HAP) hap.Policy {
+func policyOf(h HAPValues) hap.Policy {
 	m := h.MultiHyperscalerAccount
 	if m == nil {
 		return hap.Policy{DefaultLimit: hap.NoLimit}

@@ -44,8 +44,8 @@ func (r *hapReader) unknown(key string, value any) {
 }
 
 // readHAP reads the `hap` block.
-func (r *hapReader) readHAP(node any) (HAP, error) {
-	var h HAP
+func (r *hapReader) readHAP(node any) (HAPValues, error) {
+	var h HAPValues
 	m, err := mapping("hap", node, "must be a mapping")
 	if err != nil || m == nil {
 		return h, err

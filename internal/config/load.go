@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kyma-project/hap-reconciler/internal/jobs"
@@ -96,13 +97,14 @@ func applyEnv(cfg *Config, keb kebConfig) error {
 	return nil
 }
 
-// Parse applies a YAML document to cfg. The job's own keys are strict:
-// unknown keys and values of the wrong type are refused with the key's full
-// path. KEB's `hap` block is read as KEB's values: what the job does not
-// apply as written is added to cfg.Warnings. The jobs' sections (schedules
-// and each job's own, jobs.Sections) are handed to the jobs' registry,
-// which reads each into the job's own settings as strictly. Parse checks
-// no value: Resolve does, once the environment is applied too.
+// Parse applies a YAML document to cfg, read once into its typed structs:
+// the file's own keys (Config) and the jobs' sections (jobs.Setup: the
+// schedules, retention and each job's own section, typed beside the job).
+// The job's own keys are strict: unknown keys and values of the wrong type
+// are refused with the key's full path and the value. KEB's `hap` block is
+// read as KEB's values: what the job does not apply as written is added to
+// cfg.Warnings. Parse checks no value: Resolve does, once the environment
+// is applied too.
 func Parse(doc []byte, cfg *Config) error {
 	cfg.resolved = false
 	js, err := yaml.YAMLToJSON(doc)
@@ -116,37 +118,33 @@ func Parse(doc []byte, cfg *Config) error {
 	if tree == nil {
 		return nil // an empty file: defaults
 	}
-	top, ok := tree.(map[string]any)
-	if !ok {
+	if _, ok := tree.(map[string]any); !ok {
 		return invalid("(file)", tree, "the document must be a mapping of keys")
 	}
-	rest := maps.Clone(top)
-	if node, ok := top["hap"]; ok {
-		r := &hapReader{}
-		h, err := r.readHAP(node)
-		if err != nil {
+	// The file's schedules are its own: a copy of cfg made before keeps
+	// the map it had.
+	cfg.Jobs.Schedules = maps.Clone(cfg.Jobs.Schedules)
+	r := &hapReader{}
+	policyInFile := false
+	readHAP := jsonv2.UnmarshalFunc(func(node []byte, h *HAPValues) error {
+		var block any
+		if err := json.Unmarshal(node, &block); err != nil {
 			return err
 		}
-		cfg.HAP = h
-		cfg.Warnings = append(cfg.Warnings, r.warnings...)
-		if h.MultiHyperscalerAccount != nil {
-			cfg.PolicySource = SourceFile
-		}
-		delete(rest, "hap")
-	}
-	sections := jobs.Sections()
-	for _, key := range sections {
-		delete(rest, key)
-	}
-	if err := setting.Decode("", rest, cfg); err != nil {
+		read, err := r.readHAP(block)
+		*h, policyInFile = read, read.MultiHyperscalerAccount != nil
+		return err
+	})
+	file := struct {
+		*Config
+		*jobs.Setup
+	}{cfg, &cfg.Jobs}
+	if err := setting.Decode(js, &file, jsonv2.WithUnmarshalers(readHAP)); err != nil {
 		return err
 	}
-	for _, key := range sections {
-		if node, ok := top[key]; ok {
-			if err := cfg.Jobs.ReadSection(key, node); err != nil {
-				return err
-			}
-		}
+	cfg.Warnings = append(cfg.Warnings, r.warnings...)
+	if policyInFile {
+		cfg.PolicySource = SourceFile
 	}
 	return nil
 }

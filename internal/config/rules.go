@@ -11,9 +11,9 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/hap/rules"
 )
 
-// RuleFileEnv names the file KEB reads its rule list from; KEB's chart
+// ruleFileEnv names the file KEB reads its rule list from; KEB's chart
 // renders hap.rule into it as `rule: [...]`.
-const RuleFileEnv = "APP_HAP_RULE_FILE_PATH"
+const ruleFileEnv = "APP_HAP_RULE_FILE_PATH"
 
 // keyHapRule is KEB's rule list in KEB's values, the key its problems name.
 const keyHapRule = "hap.rule"
@@ -69,22 +69,22 @@ func applyRuleFile(cfg *Config, keb kebConfig) error {
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return &Error{Key: RuleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read KEB's rule file (%v)", err)}
+		return &Error{Key: ruleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("cannot read KEB's rule file (%v)", err)}
 	}
 	var doc struct {
 		Rule []string `json:"rule"`
 	}
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return &Error{Key: RuleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("is not KEB's rule file, a YAML mapping with a list under rule (%v)", err)}
+		return &Error{Key: ruleFileEnv, Value: fmt.Sprintf("%q", path), Reason: fmt.Sprintf("is not KEB's rule file, a YAML mapping with a list under rule (%v)", err)}
 	}
 	if len(cfg.HAP.Rule) > 0 {
 		if !slices.Equal(cfg.HAP.Rule, doc.Rule) {
 			cfg.Warnings = append(cfg.Warnings, Warning{Key: keyHapRule, Value: quote(path),
-				Reason: fmt.Sprintf("differs from the rules in %s (%s); the configuration file's rules apply", path, RuleFileEnv)})
+				Reason: fmt.Sprintf("differs from the rules in %s (%s); the configuration file's rules apply", path, ruleFileEnv)})
 		}
 		return nil
 	}
 	cfg.HAP.Rule = doc.Rule
-	cfg.RuleSource = fmt.Sprintf("%s (%s)", path, RuleFileEnv)
+	cfg.RuleSource = fmt.Sprintf("%s (%s)", path, ruleFileEnv)
 	return nil
 }

@@ -43,7 +43,7 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 	if err := os.WriteFile(ruleFile, []byte("rule:\n  - aws\n  - gcp(PR=cf-sa30) -> PR\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{RuleFileEnv: ruleFile}
+	env := map[string]string{ruleFileEnv: ruleFile}
 	cfg, err := loadWithEnv(t, write(t, "namespace: x\n"), env)
 	if err != nil {
 		t.Fatal(err)
@@ -53,10 +53,10 @@ func TestRulesComeFromKEBsRuleFileWhenTheConfigurationHasNone(t *testing.T) {
 		t.Fatalf("rules from %s: %+v, %v", ruleFile, got, ok)
 	}
 	cfg, err = loadWithEnv(t, write(t, "hap:\n  rule: [azure]\n"), env)
-	if err != nil || len(cfg.HAP.Rule) != 1 || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Reason, RuleFileEnv) {
+	if err != nil || len(cfg.HAP.Rule) != 1 || len(cfg.Warnings) != 1 || !strings.Contains(cfg.Warnings[0].Reason, ruleFileEnv) {
 		t.Fatalf("both given and different: rules %v, warnings %+v, %v", cfg.HAP.Rule, cfg.Warnings, err)
 	}
-	if _, err := loadWithEnv(t, "", map[string]string{RuleFileEnv: filepath.Join(t.TempDir(), "missing.yaml")}); err == nil || !strings.Contains(err.Error(), RuleFileEnv) {
+	if _, err := loadWithEnv(t, "", map[string]string{ruleFileEnv: filepath.Join(t.TempDir(), "missing.yaml")}); err == nil || !strings.Contains(err.Error(), ruleFileEnv) {
 		t.Fatalf("a missing rule file: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -209,11 +208,17 @@ func (s *Store) eachCandidateRow(tx *gorm.DB, fn func(candidateRow)) error {
 }
 
 // sameCandidate compares what the job computes; computed_at belongs to the
-// run.
+// run. The values are compared as one struct, but for the limit, which is
+// compared by what it points to.
 func sameCandidate(a, b candidateRow) bool {
-	a.ComputedAt, b.ComputedAt = time.Time{}, time.Time{}
-	return reflect.DeepEqual(a, b)
+	av, bv := a.CandidateValues, b.CandidateValues
+	sameLimit := sameInt(av.ClusterLimit, bv.ClusterLimit)
+	av.ClusterLimit, bv.ClusterLimit = nil, nil
+	return av == bv && sameLimit && sameInt(a.Headroom, b.Headroom) && a.Reserved == b.Reserved
 }
+
+// sameInt reports whether x and y are both nil or point to equal values.
+func sameInt(x, y *int) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 
 // applyCandidateChanges removes, updates and inserts rows, one statement
 // each: a row a pick wants is held only while the rewrite's transaction

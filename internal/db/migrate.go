@@ -22,12 +22,12 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// MigrationsTable is where golang-migrate records the schema's version, in
+// migrationsTable is where golang-migrate records the schema's version, in
 // the job's schema. KEB's golang-migrate keeps public.schema_migrations;
 // this name differs in table and schema, so the two records, and the two
 // advisory locks golang-migrate derives from database, schema and table,
 // never meet.
-const MigrationsTable = "hap_reconciler_migrations"
+const migrationsTable = "hap_reconciler_migrations"
 
 // Migration is one versioned step of the job's schema.
 type Migration struct {
@@ -183,7 +183,7 @@ func (s *Store) explainMigrateError(err error) error {
 	if errors.As(err, &dirty) {
 		return fmt.Errorf("%w: migration %d failed part-way; it ran in one transaction, so the schema is as the migration before it left it: "+
 			"fix the cause, then record that version with UPDATE %s SET version = <the version before>, dirty = false (docs/deployment.md)",
-			err, dirty.Version, s.table(MigrationsTable))
+			err, dirty.Version, s.table(migrationsTable))
 	}
 	var value database.Error
 	var pointer *database.Error
@@ -229,7 +229,7 @@ func (s *Store) withMigrator(ctx context.Context, create bool, do func(*migrate.
 	conns := openDB(*cfg)
 	// The driver's Close closes conns: every session it opened ends, and
 	// with it any advisory lock still held.
-	drv, err := migratepgx.WithInstance(conns, &migratepgx.Config{SchemaName: s.schema, MigrationsTable: MigrationsTable})
+	drv, err := migratepgx.WithInstance(conns, &migratepgx.Config{SchemaName: s.schema, MigrationsTable: migrationsTable})
 	if err != nil {
 		_ = conns.Close()
 		return err

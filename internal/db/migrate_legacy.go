@@ -44,13 +44,13 @@ var (
 
 // migrationTables fill a statement's names of golang-migrate's table and
 // the legacy migrator's.
-var migrationTables = []string{"{{migrations}}", MigrationsTable, "{{legacy}}", legacyTable}
+var migrationTables = []string{"{{migrations}}", migrationsTable, "{{legacy}}", legacyTable}
 
 // takeOverLegacy hands a schema the legacy migrator recorded over to
 // golang-migrate.
 // Under golang-migrate's lock, so that two pods upgrading at once take it
 // over once: when golang-migrate records nothing yet and the legacy table
-// records versions 1 to N, one transaction records N in MigrationsTable and
+// records versions 1 to N, one transaction records N in migrationsTable and
 // drops the legacy table. Up then applies only what is newer than N, and
 // every row of the job's tables stays. Doing it here rather than in a
 // migration keeps the drop atomic with the version it hands over, and no

@@ -22,7 +22,7 @@ func jobTables(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables := map[string]bool{MigrationsTable: true}
+	tables := map[string]bool{migrationsTable: true}
 	statement := regexp.MustCompile(`(?i)\b(CREATE|DROP) TABLE (?:IF (?:NOT )?EXISTS )?([a-z_][a-z0-9_]*)`)
 	for _, m := range all {
 		up, err := fs.ReadFile(migrationFiles, fmt.Sprintf("migrations/%04d_%s.up.sql", m.Version, m.Name))
@@ -135,7 +135,7 @@ func TestKEBsMigrationLockDoesNotBlockTheJobs(t *testing.T) {
 	ctx := testContext(t)
 	dbname, url := newDatabase(t)
 	kebKey, _ := database.GenerateAdvisoryLockId(dbname, "public", "schema_migrations")
-	jobKey, _ := database.GenerateAdvisoryLockId(dbname, DefaultSchema, MigrationsTable)
+	jobKey, _ := database.GenerateAdvisoryLockId(dbname, defaultSchema, migrationsTable)
 	if kebKey == jobKey {
 		t.Fatalf("KEB's and the job's migration lock share key %s", kebKey)
 	}
@@ -152,7 +152,7 @@ func TestKEBsMigrationLockDoesNotBlockTheJobs(t *testing.T) {
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("Migrate while KEB's migration lock is held: %v", err)
 	}
-	assertMigrated(t, s, DefaultSchema)
+	assertMigrated(t, s, defaultSchema)
 }
 
 // Every down migration undoes its up migration: going down one step at a
@@ -237,7 +237,7 @@ func assertMigrated(t *testing.T, s *Store, schema string) {
 		Version uint
 		Dirty   bool
 	}
-	if err := s.db.Raw("SELECT version, dirty FROM " + schema + "." + MigrationsTable).Scan(&got).Error; err != nil {
+	if err := s.db.Raw("SELECT version, dirty FROM " + schema + "." + migrationsTable).Scan(&got).Error; err != nil {
 		t.Fatalf("read version: %v", err)
 	}
 	if got.Version != all[len(all)-1].Version || got.Dirty {
@@ -331,7 +331,7 @@ SELECT string_agg(replace(line, $1 || '.', ''), E'\n' ORDER BY line) FROM (
   UNION ALL
   SELECT format('sequence %s', c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
     WHERE n.nspname = $1 AND c.relkind = 'S'
-) lines`, schema, MigrationsTable).Scan(&text)
+) lines`, schema, migrationsTable).Scan(&text)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,10 +63,13 @@ func TestEveryTableStaysWithinItsBoundOverManyRuns(t *testing.T) {
 		// binding withdrawn, a lease of a GA of its own.
 		exec(t, dbname, `INSERT INTO hap.binding_reservations (instance_id, binding_name, global_account_id, hyperscaler_type, eu_access)
 			VALUES ($1, 'b-still', 'ga-a', 'aws', false)`, fmt.Sprintf("never-%d", i))
-		exec(t, dbname, `INSERT INTO hap.recorded_claims VALUES ($1, 'ga-a', 'aws', false, now() - interval '1 second')
-			ON CONFLICT (binding_name) DO UPDATE SET claimed_at = excluded.claimed_at`, name(i))
-		exec(t, dbname, `INSERT INTO hap.withdrawn_bindings VALUES ($1, now() - interval '1 second', 'test')
-			ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = excluded.withdrawn_at`, name(i+1))
+		// Both are dated before this run's clock reading, not by now(): the
+		// withdrawal must be older than the moment the rewrite below ends
+		// withdrawals before, however long a loaded machine took to get here.
+		exec(t, dbname, `INSERT INTO hap.recorded_claims VALUES ($1, 'ga-a', 'aws', false, $2::timestamptz - interval '1 second')
+			ON CONFLICT (binding_name) DO UPDATE SET claimed_at = excluded.claimed_at`, name(i), now)
+		exec(t, dbname, `INSERT INTO hap.withdrawn_bindings VALUES ($1, $2::timestamptz - interval '1 second', 'test')
+			ON CONFLICT (binding_name) DO UPDATE SET withdrawn_at = excluded.withdrawn_at`, name(i+1), now)
 		exec(t, dbname, `INSERT INTO hap.claim_leases VALUES ($1, 'aws', false, 'claiming', now() + interval '30 minutes')`, fmt.Sprintf("ga-%d", i))
 		// Candidates: one row's count changes each run (from run 1 on);
 		// b-still never does.

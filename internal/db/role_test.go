@@ -304,7 +304,7 @@ func TestTheRuntimeRoleNeedsNoDDL(t *testing.T) {
 		t.Fatal(err)
 	}
 	newest := latestVersion(t)
-	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, ErrSchemaNotCurrent) ||
+	if err := s.RequireCurrentSchema(ctx); !errors.Is(err, errSchemaNotCurrent) ||
 		!containsAll(err.Error(), fmt.Sprintf(`schema "hap" needs version %d`, newest), fmt.Sprintf("at version %d", newest-1)) {
 		t.Errorf("RequireCurrentSchema on a schema at %d: %v", newest-1, err)
 	}

@@ -7,9 +7,9 @@ import (
 	"fmt"
 )
 
-// ErrSchemaNotCurrent means the job's schema is not at the version this
+// errSchemaNotCurrent means the job's schema is not at the version this
 // release needs, and the caller may not migrate it (a dry run).
-var ErrSchemaNotCurrent = errors.New("the job's schema is not at this release's version")
+var errSchemaNotCurrent = errors.New("the job's schema is not at this release's version")
 
 // SchemaVersion is what the job's schema records, as read without writing.
 type SchemaVersion struct {
@@ -32,14 +32,14 @@ func (v SchemaVersion) Current() bool {
 }
 
 // Err explains what keeps the schema from being current, wrapping
-// ErrSchemaNotCurrent; nil when it is.
+// errSchemaNotCurrent; nil when it is.
 func (v SchemaVersion) Err() error {
 	var why string
 	switch {
 	case v.Current():
 		return nil
 	case v.Dirty:
-		why = fmt.Sprintf("migration %d failed part-way and is marked dirty in %s.%s", v.Version, v.Schema, MigrationsTable)
+		why = fmt.Sprintf("migration %d failed part-way and is marked dirty in %s.%s", v.Version, v.Schema, migrationsTable)
 	case v.Legacy:
 		why = fmt.Sprintf("it is recorded at version %d by the migrator of earlier releases (%s.%s), not yet taken over by this release's", v.Version, v.Schema, legacyTable)
 	case v.Version == 0:
@@ -49,7 +49,7 @@ func (v SchemaVersion) Err() error {
 	default:
 		why = fmt.Sprintf("it is at version %d, newer than this release knows", v.Version)
 	}
-	return fmt.Errorf("%w: schema %q needs version %d and %s", ErrSchemaNotCurrent, v.Schema, v.Latest, why)
+	return fmt.Errorf("%w: schema %q needs version %d and %s", errSchemaNotCurrent, v.Schema, v.Latest, why)
 }
 
 var (
@@ -70,7 +70,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (SchemaVersion, error) {
 	v := SchemaVersion{Schema: s.schema, Latest: all[len(all)-1].Version}
 	db := s.db.WithContext(ctx)
 	var table *string
-	if err := db.Raw(s.sql(tableName), params{"table": s.table(MigrationsTable)}).Scan(&table).Error; err != nil {
+	if err := db.Raw(s.sql(tableName), params{"table": s.table(migrationsTable)}).Scan(&table).Error; err != nil {
 		return v, s.wrap("read the schema's version", err)
 	}
 	recorded := false
@@ -99,7 +99,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (SchemaVersion, error) {
 }
 
 // RequireCurrentSchema returns nil when the schema is at this release's
-// version, and otherwise an error wrapping ErrSchemaNotCurrent that says
+// version, and otherwise an error wrapping errSchemaNotCurrent that says
 // where it stands. It only reads.
 func (s *Store) RequireCurrentSchema(ctx context.Context) (err error) {
 	defer func() { err = explain(err, s.schema) }()

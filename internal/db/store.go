@@ -25,10 +25,10 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultSchema           = schema.Default
-	DefaultConnectTimeout   = 10 * time.Second
-	DefaultStatementTimeout = 60 * time.Second
-	DefaultMaxOpenConns     = 4
+	defaultSchema           = schema.Default
+	defaultConnectTimeout   = 10 * time.Second
+	defaultStatementTimeout = 60 * time.Second
+	defaultMaxOpenConns     = 4
 )
 
 // Options tune a Store. Zero values take the defaults above.
@@ -59,7 +59,7 @@ type Store struct {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Schema == "" {
-		o.Schema = DefaultSchema
+		o.Schema = defaultSchema
 	}
 	if err := schema.Check(o.Schema); err != nil {
 		return o, err
@@ -69,8 +69,8 @@ func (o Options) withDefaults() (Options, error) {
 		value *time.Duration
 		def   time.Duration
 	}{
-		{"connect timeout", &o.ConnectTimeout, DefaultConnectTimeout},
-		{"statement timeout", &o.StatementTimeout, DefaultStatementTimeout},
+		{"connect timeout", &o.ConnectTimeout, defaultConnectTimeout},
+		{"statement timeout", &o.StatementTimeout, defaultStatementTimeout},
 	}
 	for _, d := range durations {
 		if *d.value < 0 {
@@ -82,7 +82,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch {
 	case o.MaxOpenConns == 0:
-		o.MaxOpenConns = DefaultMaxOpenConns
+		o.MaxOpenConns = defaultMaxOpenConns
 	case o.MaxOpenConns < 2:
 		return o, fmt.Errorf("max open connections %d: want at least 2", o.MaxOpenConns)
 	}
@@ -94,7 +94,7 @@ func (o Options) withDefaults() (Options, error) {
 // (explain.go). It neither creates nor migrates anything.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s, err := open(ctx, dsn, opts)
-	return s, explain(err, cmp.Or(opts.Schema, DefaultSchema))
+	return s, explain(err, cmp.Or(opts.Schema, defaultSchema))
 }
 
 func open(ctx context.Context, dsn string, opts Options) (*Store, error) {

@@ -116,7 +116,7 @@ const (
 
 // guardedPatch merges metadata into the binding provided it is still at
 // resourceVersion; otherwise nothing changes and the error satisfies
-// IsConflict. The write carries its timeout to the API server.
+// isConflict. The write carries its timeout to the API server.
 func (c *Client) guardedPatch(ctx context.Context, name, resourceVersion, what string, metadata map[string]any) error {
 	metadata["resourceVersion"] = resourceVersion
 	patch, err := json.Marshal(map[string]any{"metadata": metadata})
@@ -130,7 +130,7 @@ func (c *Client) guardedPatch(ctx context.Context, name, resourceVersion, what s
 	case err == nil:
 		return nil
 	case apierrors.IsConflict(err):
-		return fmt.Errorf("%s at resourceVersion %s: %w: %w", what, resourceVersion, ErrConflict, err)
+		return fmt.Errorf("%s at resourceVersion %s: %w: %w", what, resourceVersion, errConflict, err)
 	default:
 		return fmt.Errorf("%s: %w", what, err)
 	}

@@ -47,7 +47,7 @@ func testMarkReleased(t *testing.T, server apiServer) {
 
 	// A second writer still holding the first read loses, and changes nothing.
 	err = c.VoidRelease(ctx, "aws-0001", read.ResourceVersion, "17")
-	if !IsConflict(err) {
+	if !isConflict(err) {
 		t.Fatalf("void with stale resourceVersion: err = %v, want a conflict", err)
 	}
 	unchanged, err := c.GetBinding(ctx, "aws-0001")
@@ -104,7 +104,7 @@ func TestNewClientRejectsBadArguments(t *testing.T) {
 		"empty namespace":   func() (*Client, error) { return NewClient(cfg, "", 0) },
 		"negative page":     func() (*Client, error) { return NewClient(cfg, "ns", -1) },
 		"zero timeout":      func() (*Client, error) { return NewClient(cfg, "ns", 0, WithRequestTimeout(0)) },
-		"negative restarts": func() (*Client, error) { return NewClient(cfg, "ns", 0, WithMaxRestarts(-1)) },
+		"negative restarts": func() (*Client, error) { return NewClient(cfg, "ns", 0, withMaxRestarts(-1)) },
 	}
 	for name, newClient := range cases {
 		if _, err := newClient(); err == nil {

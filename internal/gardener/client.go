@@ -55,13 +55,13 @@ import (
 )
 
 const (
-	// DefaultPageSize is the number of objects asked for per list request.
-	DefaultPageSize int64 = 500
-	// DefaultRequestTimeout bounds each single request, one page included.
-	DefaultRequestTimeout = 30 * time.Second
-	// DefaultMaxRestarts is how often a list may start over after its
+	// defaultPageSize is the number of objects asked for per list request.
+	defaultPageSize int64 = 500
+	// defaultRequestTimeout bounds each single request, one page included.
+	defaultRequestTimeout = 30 * time.Second
+	// defaultMaxRestarts is how often a list may start over after its
 	// continue token expired before it fails.
-	DefaultMaxRestarts = 3
+	defaultMaxRestarts = 3
 )
 
 // Client talks to one Gardener project namespace.
@@ -101,19 +101,19 @@ func WithLog(log *zap.Logger) Option {
 	}
 }
 
-// WithMaxRestarts caps how often one list starts over after an expired
+// withMaxRestarts caps how often one list starts over after an expired
 // continue token (default 3).
-func WithMaxRestarts(n int) Option { return func(c *Client) { c.maxRestarts = n } }
+func withMaxRestarts(n int) Option { return func(c *Client) { c.maxRestarts = n } }
 
-// WithBetweenPages runs fn after a page was handed to the caller and before
+// withBetweenPages runs fn after a page was handed to the caller and before
 // the next page is requested; page counts from 1. An error from fn ends the
 // list. Tests use it to act between pages, for example to expire the
 // continue token.
-func WithBetweenPages(fn func(ctx context.Context, resource string, page int) error) Option {
+func withBetweenPages(fn func(ctx context.Context, resource string, page int) error) Option {
 	return func(c *Client) { c.betweenPages = fn }
 }
 
-// NewClient returns a client for namespace. pageSize 0 means DefaultPageSize.
+// NewClient returns a client for namespace. pageSize 0 means defaultPageSize.
 func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Option) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("gardener client: rest config is nil")
@@ -125,9 +125,9 @@ func NewClient(cfg *rest.Config, namespace string, pageSize int64, opts ...Optio
 		return nil, fmt.Errorf("gardener client: page size %d is negative", pageSize)
 	}
 	if pageSize == 0 {
-		pageSize = DefaultPageSize
+		pageSize = defaultPageSize
 	}
-	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: DefaultRequestTimeout, maxRestarts: DefaultMaxRestarts, retry: DefaultRetry,
+	c := &Client{namespace: namespace, pageSize: pageSize, requestTimeout: defaultRequestTimeout, maxRestarts: defaultMaxRestarts, retry: defaultRetry,
 		host: cfg.Host, log: zap.NewNop()}
 	for _, opt := range opts {
 		opt(c)

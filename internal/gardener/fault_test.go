@@ -123,7 +123,7 @@ func TestListRetriesAPageAfterTransientErrors(t *testing.T) {
 				}
 				return 0
 			})
-			c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+			c, err := NewClient(cfg, ns, 3, withRetry(quickRetry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +157,7 @@ func TestListDoesNotRetryPermanentErrors(t *testing.T) {
 				}
 				return 0
 			})
-			c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+			c, err := NewClient(cfg, ns, 3, withRetry(quickRetry))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +178,7 @@ func TestListGivesUpAfterTheLastRetry(t *testing.T) {
 	testbed.Require(t)
 	_, ns := loadLandscape(t, landscape.Options{Seed: 13, GlobalAccounts: 1})
 	proxy, cfg := newFaultProxy(t, func(string, int) int { return http.StatusServiceUnavailable })
-	c, err := NewClient(cfg, ns, 3, WithRetry(quickRetry))
+	c, err := NewClient(cfg, ns, 3, withRetry(quickRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestGetBindingRetriesTransientErrorsOnly(t *testing.T) {
 		}
 		return 0
 	})
-	c, err := NewClient(cfg, ns, 0, WithRetry(quickRetry))
+	c, err := NewClient(cfg, ns, 0, withRetry(quickRetry))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestListSurvivesOrFailsClosedWhenAnAPIServerStopsMidList(t *testing.T) {
 func testListWhenAServerStopsMidList(t *testing.T, kube *testbed.Kube, down testbed.APIServer, ns string, want []hap.Shoot) {
 	stopOnce := func(restart bool) Option {
 		var once sync.Once
-		return WithBetweenPages(func(ctx context.Context, _ string, page int) error {
+		return withBetweenPages(func(ctx context.Context, _ string, page int) error {
 			if page != 2 {
 				return nil
 			}
@@ -259,7 +259,7 @@ func testListWhenAServerStopsMidList(t *testing.T, kube *testbed.Kube, down test
 	}
 
 	brief := wait.Backoff{Duration: 5 * time.Millisecond, Factor: 2, Steps: 3}
-	c, err := NewClient(kube.Config(), ns, 2, WithRetry(brief), stopOnce(false))
+	c, err := NewClient(kube.Config(), ns, 2, withRetry(brief), stopOnce(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func testListWhenAServerStopsMidList(t *testing.T, kube *testbed.Kube, down test
 	// Backoff with a Cap stops at the first step that reaches it, after
 	// about 5 s here: too short for a restart.)
 	patient := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 1, Steps: 240}
-	c, err = NewClient(kube.Config(), ns, 3, WithRetry(patient), stopOnce(true))
+	c, err = NewClient(kube.Config(), ns, 3, withRetry(patient), stopOnce(true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,8 @@ type ListStats struct {
 	ResourceVersion string
 }
 
-// ErrTooManyRestarts ends a list whose continue token kept expiring.
-var ErrTooManyRestarts = errors.New("list restarted too often")
+// errTooManyRestarts ends a list whose continue token kept expiring.
+var errTooManyRestarts = errors.New("list restarted too often")
 
 // listPaged hands every object of res to each, one page at a time.
 //
@@ -49,7 +49,7 @@ func listPaged[T any, PT wire.Item[T]](ctx context.Context, c *Client, res resou
 			}
 			if stats.Restarts >= c.maxRestarts {
 				return stats, fmt.Errorf("list %s in namespace %s: %w (continue token expired %d times): %w",
-					res.name, c.namespace, ErrTooManyRestarts, stats.Restarts+1, err)
+					res.name, c.namespace, errTooManyRestarts, stats.Restarts+1, err)
 			}
 			stats.Restarts++
 			stats.Objects = 0

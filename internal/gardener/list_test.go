@@ -114,7 +114,7 @@ func expireTokenAfterPage(t *testing.T, server apiServer, namespace string, onPa
 	if err != nil {
 		t.Fatal(err)
 	}
-	return WithBetweenPages(func(ctx context.Context, _ string, page int) error {
+	return withBetweenPages(func(ctx context.Context, _ string, page int) error {
 		if !onPages(page) {
 			return nil
 		}
@@ -167,9 +167,9 @@ func TestListShootsGivesUpWhenTheContinueTokenKeepsExpiring(t *testing.T) {
 	_, ns := loadLandscape(t, landscape.Options{Seed: 4, GlobalAccounts: 2})
 	always := expireTokenAfterPage(t, crdServer(), ns, func(int) bool { return true })
 	var got shootCollector
-	stats, err := newClient(t, ns, 2, always, WithMaxRestarts(2)).listShoots(context.Background(), got.reset, got.add)
-	if !errors.Is(err, ErrTooManyRestarts) {
-		t.Fatalf("err = %v, want ErrTooManyRestarts", err)
+	stats, err := newClient(t, ns, 2, always, withMaxRestarts(2)).listShoots(context.Background(), got.reset, got.add)
+	if !errors.Is(err, errTooManyRestarts) {
+		t.Fatalf("err = %v, want errTooManyRestarts", err)
 	}
 	if stats.Restarts != 2 || got.resets != 2 {
 		t.Fatalf("restarts = %d, resets = %d, want 2 of each", stats.Restarts, got.resets)

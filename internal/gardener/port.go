@@ -54,11 +54,11 @@ func (c *Client) GetBinding(ctx context.Context, name string) (hap.Binding, erro
 // no hint, the release reads it with IsConflict and IsRefused.
 
 // IsConflict reports whether err is an optimistic-concurrency conflict.
-func (c *Client) IsConflict(err error) bool { return IsConflict(err) }
+func (c *Client) IsConflict(err error) bool { return isConflict(err) }
 
 // IsRefused reports whether err is the API server's definite refusal of a
-// write (see IsRefused).
-func (c *Client) IsRefused(err error) bool { return IsRefused(err) }
+// write (see isRefused).
+func (c *Client) IsRefused(err error) bool { return isRefused(err) }
 
 // IsNotFound sees through the client's wrapping to the API server's status.
 func (c *Client) IsNotFound(err error) bool { return apierrors.IsNotFound(err) }

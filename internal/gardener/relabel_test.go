@@ -51,7 +51,7 @@ func (c *Client) replaceLabels(ctx context.Context, name, resourceVersion string
 	case err == nil:
 		return nil
 	case apierrors.IsConflict(err):
-		return fmt.Errorf("update labels of credentials binding %q at resourceVersion %s: %w: %w", name, resourceVersion, ErrConflict, err)
+		return fmt.Errorf("update labels of credentials binding %q at resourceVersion %s: %w: %w", name, resourceVersion, errConflict, err)
 	default:
 		return fmt.Errorf("update labels of credentials binding %q: %w", name, err)
 	}

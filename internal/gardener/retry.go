@@ -13,14 +13,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-// DefaultRetry is how often, and how patiently, a read is repeated after a
+// defaultRetry is how often, and how patiently, a read is repeated after a
 // transient failure: 4 attempts over about 1.5 s, enough to ride out a
 // load balancer's hiccup or an API server replica restarting, short enough
 // that a run against a dead API fails within seconds.
-var DefaultRetry = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 4, Cap: 5 * time.Second}
+var defaultRetry = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Jitter: 0.2, Steps: 4, Cap: 5 * time.Second}
 
-// WithRetry replaces DefaultRetry; Steps 1 means a single attempt.
-func WithRetry(b wait.Backoff) Option { return func(c *Client) { c.retry = b } }
+// withRetry replaces defaultRetry; Steps 1 means a single attempt.
+func withRetry(b wait.Backoff) Option { return func(c *Client) { c.retry = b } }
 
 // anonymousUser is how a Kubernetes API server names a caller whose
 // credentials it did not see, in a 403's message.

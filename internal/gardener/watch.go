@@ -23,9 +23,9 @@ import (
 // longer kept current and are not read any more.
 var ErrWatchStopped = errors.New("the watch of Gardener was stopped")
 
-// DefaultSyncWait is how long a list from the watch caches waits for a
+// defaultSyncWait is how long a list from the watch caches waits for a
 // broken watch to recover before it fails.
-const DefaultSyncWait = 30 * time.Second
+const defaultSyncWait = 30 * time.Second
 
 // Watcher keeps the namespace's shoots and bindings current by watching them
 // after one full list, holding only what decisions read. Its lists answer
@@ -70,9 +70,9 @@ const DefaultBindingsWatchTimeout = 3 * time.Second
 // WatchOption tunes a Watcher.
 type WatchOption func(*Watcher)
 
-// WithSyncWait bounds how long a list waits for the caches to be in sync
-// (default DefaultSyncWait).
-func WithSyncWait(d time.Duration) WatchOption { return func(w *Watcher) { w.syncWait = d } }
+// withSyncWait bounds how long a list waits for the caches to be in sync
+// (default defaultSyncWait).
+func withSyncWait(d time.Duration) WatchOption { return func(w *Watcher) { w.syncWait = d } }
 
 // WithHealthChanges calls fn whenever a kind's cache starts or stops being
 // readable: err is nil when it is in sync again and says why otherwise. A
@@ -82,13 +82,6 @@ func WithHealthChanges(fn func(resource string, err error)) WatchOption {
 	return func(w *Watcher) { w.onHealth = fn }
 }
 
-// WithBindingsWatchTimeout sets how long each watch of bindings lasts
-// (default DefaultBindingsWatchTimeout); it must be longer than the two
-// seconds before the deadline at which the API server sends its bookmark.
-func WithBindingsWatchTimeout(d time.Duration) WatchOption {
-	return func(w *Watcher) { w.bindingsWatchTimeout = d }
-}
-
 // NewWatcher prepares watches of c's namespace; Start begins them. The
 // watches use c's connection settings and page size, and the lists of c
 // itself for the first fill and every refill.
@@ -96,7 +89,7 @@ func NewWatcher(c *Client, opts ...WatchOption) (*Watcher, error) {
 	if c == nil {
 		return nil, errors.New("gardener watcher: client is nil")
 	}
-	w := &Watcher{client: c, syncWait: DefaultSyncWait, bindingsWatchTimeout: DefaultBindingsWatchTimeout}
+	w := &Watcher{client: c, syncWait: defaultSyncWait, bindingsWatchTimeout: DefaultBindingsWatchTimeout}
 	for _, opt := range opts {
 		opt(w)
 	}

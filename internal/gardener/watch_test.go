@@ -148,7 +148,7 @@ func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
 	createObject(t, ns, gardenertest.Shoot("c-one", nil, map[string]any{"credentialsBindingName": "aws-0001"}))
 	c := newClient(t, ns, 0)
 
-	notStarted, err := NewWatcher(c, WithSyncWait(50*time.Millisecond))
+	notStarted, err := NewWatcher(c, withSyncWait(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestWatcherListsFailBeforeTheFirstFillAndAfterStop(t *testing.T) {
 		t.Fatalf("list before the first fill: err = %v, want it to give up waiting", err)
 	}
 
-	w, stop := startWatcher(t, c, WithSyncWait(50*time.Millisecond))
+	w, stop := startWatcher(t, c, withSyncWait(50*time.Millisecond))
 	if p, err := pictureOf(ctx, w); err != nil || len(p.Shoots) != 1 {
 		t.Fatalf("after the first fill: %+v, %v", p, err)
 	}
@@ -172,7 +172,7 @@ func TestNewWatcherRejectsBadArguments(t *testing.T) {
 	if _, err := NewWatcher(nil); err == nil {
 		t.Error("NewWatcher(nil) succeeded")
 	}
-	if _, err := NewWatcher(newClient(t, "ns", 0), WithSyncWait(0)); err == nil {
+	if _, err := NewWatcher(newClient(t, "ns", 0), withSyncWait(0)); err == nil {
 		t.Error("NewWatcher with a zero sync wait succeeded")
 	}
 }
@@ -191,7 +191,7 @@ func TestWatcherFailsClosedWhileAnAPIServerIsDownAndRecovers(t *testing.T) {
 	c := own.client(t, ns, 0)
 	var mu sync.Mutex
 	health := map[string]int{}
-	w, _ := startWatcher(t, c, WithSyncWait(200*time.Millisecond), WithHealthChanges(func(resource string, err error) {
+	w, _ := startWatcher(t, c, withSyncWait(200*time.Millisecond), WithHealthChanges(func(resource string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		health[fmt.Sprintf("%s in sync: %v", resource, err == nil)]++

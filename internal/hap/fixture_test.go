@@ -8,7 +8,7 @@ type fleet struct{ s Snapshot }
 var awsPool = Pool{HyperscalerType: "aws"}
 
 func (f *fleet) binding(name, ga string, pool Pool, mutate ...func(*Binding)) *fleet {
-	b := Binding{Name: name, GlobalAccountID: ga, Pool: pool, ProviderType: ProviderOfHyperscalerType(pool.HyperscalerType)}
+	b := Binding{Name: name, GlobalAccountID: ga, Pool: pool, ProviderType: providerOfHyperscalerType(pool.HyperscalerType)}
 	for _, m := range mutate {
 		m(&b)
 	}

@@ -94,9 +94,9 @@ func FuzzProviderNames(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		provider := ProviderOfHyperscalerType(s)
+		provider := providerOfHyperscalerType(s)
 		if strings.Contains(provider, "_") || !strings.HasPrefix(s, provider) {
-			t.Fatalf("ProviderOfHyperscalerType(%q) = %q is not the part before the first _", s, provider)
+			t.Fatalf("providerOfHyperscalerType(%q) = %q is not the part before the first _", s, provider)
 		}
 		p := Policy{DefaultLimit: 7, ProviderLimits: map[string]int{"aws": 11, "gcp": 12, "azure": 13, "openstack": 14, "alicloud": 15}}
 		l := p.LimitFor(Binding{Pool: Pool{HyperscalerType: s}})

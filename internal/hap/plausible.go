@@ -2,11 +2,11 @@ package hap
 
 import "fmt"
 
-// MinListedShare is the share of KEB's active instances on bindings that
+// minListedShare is the share of KEB's active instances on bindings that
 // must sit on bindings Gardener lists for a picture to be believed. Real
 // drift leaves a few instances on a binding that is gone; half of them gone
 // at once is a wrong namespace, a wrong kubeconfig or a broken source.
-const MinListedShare = 0.5
+const minListedShare = 0.5
 
 // Implausible returns why a snapshot must change nothing, or "" when it can
 // be believed: no job may decide on a namespace that lists no binding, or
@@ -29,9 +29,9 @@ func Implausible(t *Tally) string {
 		return ""
 	case listed == 0:
 		return fmt.Sprintf("Gardener lists no credentials binding while KEB's database has %d active instance(s) on bindings", onBindings)
-	case float64(onListed) < MinListedShare*float64(onBindings):
+	case float64(onListed) < minListedShare*float64(onBindings):
 		return fmt.Sprintf("of the %d active instance(s) KEB's database places on bindings, only %d are on a binding Gardener lists (at least %.0f%% must be)",
-			onBindings, onListed, MinListedShare*100)
+			onBindings, onListed, minListedShare*100)
 	}
 	return ""
 }

@@ -60,7 +60,7 @@ func (p Policy) LimitForProvider(provider string) int {
 func (p Policy) LimitFor(b Binding) int {
 	provider := b.ProviderType
 	if provider == "" {
-		provider = ProviderOfHyperscalerType(b.Pool.HyperscalerType)
+		provider = providerOfHyperscalerType(b.Pool.HyperscalerType)
 	}
 	return p.LimitForProvider(provider)
 }
@@ -73,9 +73,9 @@ func (p Policy) limitOf(b Binding) (int, bool) {
 	return p.LimitFor(b), true
 }
 
-// ProviderOfHyperscalerType returns the provider part of a hyperscalerType
+// providerOfHyperscalerType returns the provider part of a hyperscalerType
 // label: "aws_cf-eu11" -> "aws", "openstack_eu-de-1" -> "openstack".
-func ProviderOfHyperscalerType(hyperscalerType string) string {
+func providerOfHyperscalerType(hyperscalerType string) string {
 	provider, _, _ := strings.Cut(hyperscalerType, "_")
 	return provider
 }

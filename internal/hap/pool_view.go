@@ -88,7 +88,7 @@ func BuildPoolView(stats []PoolStats, rules PoolNamer, history map[Pool][]PoolSa
 	out := make([]PoolRow, 0, len(rows))
 	for k, r := range rows {
 		if !k.Shared {
-			e := EstimateExhaustion(history[k.Pool], now, ExhaustionWindow)
+			e := estimateExhaustion(history[k.Pool], now, ExhaustionWindow)
 			r.FreePerDay, r.Samples = e.FreePerDay, e.Samples
 			if !math.IsInf(e.Days, 1) {
 				days := e.Days
@@ -97,7 +97,7 @@ func BuildPoolView(stats []PoolStats, rules PoolNamer, history map[Pool][]PoolSa
 		}
 		out = append(out, *r)
 	}
-	slices.SortFunc(out, func(a, b PoolRow) int { return ComparePoolKeys(a.Key(), b.Key()) })
+	slices.SortFunc(out, func(a, b PoolRow) int { return comparePoolKeys(a.Key(), b.Key()) })
 	return out
 }
 

@@ -49,34 +49,11 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		if b == nil || b.OutOfPool != "" {
 			return
 		}
-		s := at(PoolKey{Pool: b.Pool, Shared: b.Shared})
-		switch {
-		case b.Shared:
-			s.SharedBindings++
-		case b.Dirty:
-			s.Dirty++
-		case b.Claimed():
-			s.Claimed++
-		default:
-			s.Free++
-		}
-		s.Clusters += u.Effective()
+		at(PoolKey{Pool: b.Pool, Shared: b.Shared}).add(u)
 	})
-	// A GA is nearly full in a pool when one of its bindings there is
-	// selectable and that one has a tenth of its limit or less left;
-	// each group is counted over its run of rows, without a map of GAs.
+	// Each group is counted over its run of rows, without a map of GAs.
 	eachGroup(candidates, func(rows []Candidate) {
-		if rows[0].GlobalAccountID == "" {
-			return
-		}
-		var last *Candidate
-		n := 0
-		for i := range rows {
-			if c := &rows[i]; c.Limit != nil && c.Selectable {
-				last, n = c, n+1
-			}
-		}
-		if n == 1 && *last.Headroom*10 <= *last.Limit {
+		if rows[0].GlobalAccountID != "" && nearlyFull(rows) {
 			s := at(PoolKey{Pool: rows[0].Pool})
 			s.NearlyFull = append(s.NearlyFull, rows[0].GlobalAccountID)
 		}
@@ -86,13 +63,43 @@ func DecidePools(t *Tally, candidates []Candidate) []PoolStats {
 		slices.Sort(s.NearlyFull)
 		out = append(out, *s)
 	}
-	slices.SortFunc(out, func(a, b PoolStats) int { return ComparePoolKeys(a.PoolKey, b.PoolKey) })
+	slices.SortFunc(out, func(a, b PoolStats) int { return comparePoolKeys(a.PoolKey, b.PoolKey) })
 	return out
 }
 
-// ComparePoolKeys orders pools by hyperscalerType, then non-EU first, then
+// add counts u's binding by its state, and the clusters on it.
+func (s *PoolStats) add(u *Usage) {
+	b := u.Binding
+	switch {
+	case b.Shared:
+		s.SharedBindings++
+	case b.Dirty:
+		s.Dirty++
+	case b.Claimed():
+		s.Claimed++
+	default:
+		s.Free++
+	}
+	s.Clusters += u.Effective()
+}
+
+// nearlyFull reports whether a GA is nearly full in a pool, rows its
+// candidates there: one of its bindings is selectable and that one has a
+// tenth of its limit or less left.
+func nearlyFull(rows []Candidate) bool {
+	var last *Candidate
+	n := 0
+	for i := range rows {
+		if c := &rows[i]; c.Limit != nil && c.Selectable {
+			last, n = c, n+1
+		}
+	}
+	return n == 1 && *last.Headroom*10 <= *last.Limit
+}
+
+// comparePoolKeys orders pools by hyperscalerType, then non-EU first, then
 // dedicated first.
-func ComparePoolKeys(a, b PoolKey) int {
+func comparePoolKeys(a, b PoolKey) int {
 	return cmp.Or(cmp.Compare(a.HyperscalerType, b.HyperscalerType), compareBool(a.EUAccess, b.EUAccess), compareBool(a.Shared, b.Shared))
 }
 
@@ -117,12 +124,12 @@ type Exhaustion struct {
 	Samples int
 }
 
-// EstimateExhaustion fits a straight line (least squares) through the free
+// estimateExhaustion fits a straight line (least squares) through the free
 // bindings of the samples within window before now, and says when it
 // reaches zero. The latest sample gives the current count. A pool with
 // fewer than two samples in the window, or one whose free count does not
 // fall, has Days +Inf.
-func EstimateExhaustion(samples []PoolSample, now time.Time, window time.Duration) Exhaustion {
+func estimateExhaustion(samples []PoolSample, now time.Time, window time.Duration) Exhaustion {
 	var in []PoolSample
 	for _, s := range samples {
 		if !s.At.After(now) && now.Sub(s.At) <= window {

@@ -61,7 +61,7 @@ func TestEstimateExhaustionAtTheRecentClaimRate(t *testing.T) {
 		{"a sample from the future does not count", append(daily(10, 9), PoolSample{At: now.Add(day), Free: 0}), 9},
 	}
 	for _, tc := range tests {
-		got := EstimateExhaustion(tc.samples, now, 14*day)
+		got := estimateExhaustion(tc.samples, now, 14*day)
 		if math.Abs(got.Days-tc.days) > 1e-9 && !(math.IsInf(got.Days, 1) && math.IsInf(tc.days, 1)) {
 			t.Errorf("%s: %.3f days (trend %.3f/day over %d samples), want %.3f", tc.name, got.Days, got.FreePerDay, got.Samples, tc.days)
 		}

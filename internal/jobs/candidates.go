@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -15,21 +14,16 @@ import (
 // JobCandidates names the candidates job.
 const JobCandidates = "candidates"
 
-// CandidatesJob is the candidates job; its settings are the section
-// candidates.
-var CandidatesJob = Define(Declaration[CandidatesSettings]{
-	Name:     JobCandidates,
-	Does:     "precomputes the ranked candidate table provisioning reads in one query",
-	Schedule: "*/5 * * * *",
-	Defaults: defaultCandidatesSettings,
-	Check:    CandidatesSettings.check,
-	Build: func(s CandidatesSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			c := &candidates{Pass: pass, settings: s}
-			return c, errors.Join(take(&c.store, "store", p.Store), take(&c.metrics, "metrics", p.Metrics))
-		}
+// candidatesJob is the candidates job; its settings are the section
+// candidates (Setup.Candidates).
+var candidatesJob = Job{
+	Name:            JobCandidates,
+	Does:            "precomputes the ranked candidate table provisioning reads in one query",
+	DefaultSchedule: "*/5 * * * *",
+	build: func(s Setup, p Ports, pass Pass) task {
+		return &candidates{Pass: pass, settings: s.Candidates, store: p.Store, metrics: p.Metrics}
 	},
-})
+}
 
 // CandidatesSettings are the candidates job's settings, the section
 // candidates of the configuration file.

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.uber.org/zap"
@@ -13,18 +12,15 @@ import (
 // JobDrift names the drift job.
 const JobDrift = "drift"
 
-// DriftJob is the drift job; it has no settings.
-var DriftJob = Define(Declaration[NoSettings]{
-	Name:     JobDrift,
-	Does:     "compares KEB's database with the shoots Gardener really has, per binding",
-	Schedule: "*/10 * * * *",
-	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			d := &drift{Pass: pass, now: p.Now}
-			return d, errors.Join(take(&d.store, "store", p.Store), take(&d.metrics, "metrics", p.Metrics))
-		}
+// driftJob is the drift job; it has no settings.
+var driftJob = Job{
+	Name:            JobDrift,
+	Does:            "compares KEB's database with the shoots Gardener really has, per binding",
+	DefaultSchedule: "*/10 * * * *",
+	build: func(_ Setup, p Ports, pass Pass) task {
+		return &drift{Pass: pass, now: p.Now, store: p.Store, metrics: p.Metrics}
 	},
-})
+}
 
 // driftStore is what drift needs of the database: the drift table.
 type driftStore interface {

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -11,18 +10,15 @@ import (
 // JobMetrics names the metrics job.
 const JobMetrics = "metrics"
 
-// MetricsJob is the metrics job; it has no settings.
-var MetricsJob = Define(Declaration[NoSettings]{
-	Name:     JobMetrics,
-	Does:     "exposes the pool's metrics",
-	Schedule: "*/5 * * * *",
-	Build: func(NoSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			m := &metrics{Pass: pass, now: p.Now}
-			return m, errors.Join(take(&m.store, "store", p.Store), take(&m.metrics, "metrics", p.Metrics))
-		}
+// metricsJob is the metrics job; it has no settings.
+var metricsJob = Job{
+	Name:            JobMetrics,
+	Does:            "exposes the pool's metrics",
+	DefaultSchedule: "*/5 * * * *",
+	build: func(_ Setup, p Ports, pass Pass) task {
+		return &metrics{Pass: pass, now: p.Now, store: p.Store, metrics: p.Metrics}
 	},
-})
+}
 
 // metricsStore is what the metrics job needs of the database: the pool
 // history.

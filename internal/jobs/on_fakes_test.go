@@ -63,7 +63,7 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 
 	cfg := config.Default()
 	cfg.HAP.MultiHyperscalerAccount = &config.MultiAccount{AllowedGlobalAccounts: []string{"*"}, Limits: config.Limits{Default: 3}}
-	jobs.ReleaseJob.Change(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.GracePeriod = config.Duration{} })
+	cfg.Jobs.Release.GracePeriod = config.Duration{}
 	if adjust != nil {
 		adjust(&cfg)
 	}
@@ -78,16 +78,10 @@ func newFakeSceneWith(t *testing.T, adjust func(*config.Config)) *fakeScene {
 	return s
 }
 
-// fakedJobs are the jobs the in-memory fakes serve. A job added later is
-// tested on the test bed's PostgreSQL (scene_test.go), and runs here once
-// the fakes are given its port; the real adapters serve every job
-// (internal/app's TestTheAdaptersServeEveryJobsPorts).
-var fakedJobs = []string{jobs.JobDrift, jobs.JobCandidates, jobs.JobShadow, jobs.JobRelease, jobs.JobMetrics}
-
 func (s *fakeScene) run(t *testing.T, dryRun jobs.DryRun, job ...string) error {
 	t.Helper()
 	if len(job) == 0 {
-		job = fakedJobs
+		job = jobs.AllJobs
 	}
 	return s.runner.Run(context.Background(), jobs.Options{Jobs: job, DryRun: dryRun})
 }
@@ -338,8 +332,8 @@ func TestNothingRunsWhileAnotherRunHoldsTheLock(t *testing.T) {
 
 func TestEachJobGetsItsOwnSettings(t *testing.T) {
 	s := newFakeSceneWith(t, func(cfg *config.Config) {
-		jobs.ReleaseJob.Change(&cfg.Jobs, func(r *jobs.ReleaseSettings) { r.Enabled = false })
-		jobs.CandidatesJob.Change(&cfg.Jobs, func(c *jobs.CandidatesSettings) { c.ReservationTTL = config.Duration{Duration: time.Minute} })
+		cfg.Jobs.Release.Enabled = false
+		cfg.Jobs.Candidates.ReservationTTL = config.Duration{Duration: time.Minute}
 	})
 	if err := s.run(t, jobs.NoDryRun, jobs.JobRelease, jobs.JobCandidates); err != nil {
 		t.Fatal(err)

@@ -15,22 +15,33 @@ type Gardener interface {
 	releaseGardener
 }
 
-// Store is what every run reads of PostgreSQL: the database's clock and
-// KEB's instances (gather.go). A job that keeps a table declares its own
-// port beside its work and takes it from the store when it is built
-// (take), so adding one edits nothing here.
+// Store is what the jobs need of PostgreSQL: what every run reads (the
+// database's clock and KEB's instances, gather.go) and each job's own
+// port, declared beside the job's work. An adapter serves it whole, and
+// the compiler holds it to that where it is handed over (internal/app's
+// ports.go asserts it for every adapter): a job that declares a method no
+// adapter has does not build.
 type Store interface {
 	gatherStore
+	driftStore
+	candidatesStore
+	shadowStore
+	releaseStore
+	metricsStore
+	retentionStore
 }
 
-// Metrics is what the runner reports: what came of each job and whether the
-// run's picture was believed. A job that reports more declares its own port
-// and takes it as it takes its store.
+// Metrics is what the runner and the jobs report: what came of each job,
+// whether the run's picture was believed (runMetrics), and each job's own
+// port, declared beside the job's work.
 type Metrics interface {
-	JobDone(job string, took time.Duration, err error, now time.Time)
-	// PictureImplausible says whether the run's picture was refused as
-	// implausible (Runner.Run) or believed.
-	PictureImplausible(refused bool)
+	runMetrics
+	driftMetrics
+	candidatesMetrics
+	shadowMetrics
+	releaseMetrics
+	metricsPort
+	retentionMetrics
 }
 
 // Ports is what a run works through: the two systems, the metrics and log,

@@ -2,9 +2,7 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,10 +11,10 @@ import (
 )
 
 // Job is one unit of work of a run, as the Registry lists it. The file that
-// holds a job declares it (Define), with its settings, their defaults and
-// their checks, and Registry lists it once; the runner, `run --jobs`,
-// serve's schedules, the configuration file's sections and the validation
-// of schedules.* all read it from there.
+// holds a job declares it, and its settings' struct, defaults and checks
+// beside it; Registry lists it once, and Setup holds its section. The
+// runner, `run --jobs`, serve's schedules and the validation of
+// schedules.* all read it from there.
 type Job struct {
 	// Name selects the job in --jobs, keys schedules.<name>, names the
 	// job's section of the configuration file when it has settings, and
@@ -27,129 +25,15 @@ type Job struct {
 	// DefaultSchedule is the cron schedule serve runs the job on when
 	// schedules.<name> is not set.
 	DefaultSchedule string
-	// Section is the key of the job's own settings in the configuration
-	// file, its name; "" when the job has none.
-	Section string
 
-	// kind makes the job's settings as they are before the file is read.
-	kind func() settings
+	// build makes one run of the job: the job with its own section of s,
+	// its narrow ports from the run's adapters, and the run's pass.
+	build func(s Setup, p Ports, pass Pass) task
 }
 
-// Build makes one run of a job: the job with its own settings, the narrow
-// ports it declares in its file, taken from the run's adapters (take), and
-// the run's pass. It fails when an adapter does not serve the job's port.
-type Build func(Ports, Pass) (Task, error)
-
-// Task is a job built for one run: it decides on the run's facts and acts.
-type Task interface {
+// task is a job built for one run: it decides on the run's facts and acts.
+type task interface {
 	Run(ctx context.Context, f *Facts) error
-}
-
-// Declaration is a job as its file declares it, with settings of type S.
-type Declaration[S any] struct {
-	Name string
-	// Does is the job in a line of the help.
-	Does string
-	// Schedule is the job's default cron schedule.
-	Schedule string
-	// Defaults makes the job's settings as they are before the file is
-	// read, from the section named after the job: strictly, over the
-	// defaults, an unknown key or a value of the wrong type refused naming
-	// its whole path. Nil for a job without settings (S NoSettings),
-	// which has no section.
-	Defaults func() S
-	// Check refuses settings that cannot run, naming the key and the
-	// value; nil for none.
-	Check func(S) error
-	// Build makes a run of the job with its settings.
-	Build func(S) Build
-}
-
-// NoSettings are the settings of a job that has none.
-type NoSettings struct{}
-
-// Declared is a declared job: its entry of the Registry, and its settings
-// as the type they are.
-type Declared[S any] struct {
-	Job
-	declaration *Declaration[S]
-}
-
-// Define declares a job.
-func Define[S any](d Declaration[S]) Declared[S] {
-	job := Job{Name: d.Name, Does: d.Does, DefaultSchedule: d.Schedule}
-	if d.Defaults != nil {
-		job.Section = d.Name
-	}
-	decl := &d
-	job.kind = func() settings { return typedSettings[S]{value: decl.defaults(), declaration: decl} }
-	return Declared[S]{Job: job, declaration: decl}
-}
-
-func (d *Declaration[S]) defaults() S {
-	if d.Defaults == nil {
-		var none S
-		return none
-	}
-	return d.Defaults()
-}
-
-// Of returns the job's settings in s: its defaults when s holds none.
-func (j Declared[S]) Of(s Setup) S {
-	if t, ok := s.own[j.Name].(typedSettings[S]); ok {
-		return t.value
-	}
-	return j.declaration.defaults()
-}
-
-// Change changes the job's settings in s alone (a copy of s made before
-// keeps its own). Resolving the configuration again checks them.
-func (j Declared[S]) Change(s *Setup, change func(*S)) {
-	v := j.Of(*s)
-	change(&v)
-	s.set(j.Name, typedSettings[S]{value: v, declaration: j.declaration})
-}
-
-// settings are one job's settings, of the type its declaration names.
-type settings interface {
-	// over reads node, the job's section, over these settings.
-	over(key string, node any) (settings, error)
-	check() error
-	build() Build
-	// keys are the settings' keys in the job's section.
-	keys() []string
-	// resolved is the settings as the job applies them, for showing.
-	resolved() any
-}
-
-type typedSettings[S any] struct {
-	value       S
-	declaration *Declaration[S]
-}
-
-func (t typedSettings[S]) over(key string, node any) (settings, error) {
-	v := t.value
-	err := decodeSection(key, node, &v)
-	return typedSettings[S]{value: v, declaration: t.declaration}, err
-}
-
-func (t typedSettings[S]) check() error {
-	if t.declaration.Check == nil {
-		return nil
-	}
-	return t.declaration.Check(t.value)
-}
-
-func (t typedSettings[S]) build() Build { return t.declaration.Build(t.value) }
-
-func (t typedSettings[S]) resolved() any { return t.value }
-
-func (t typedSettings[S]) keys() []string {
-	var section map[string]any
-	if b, err := json.Marshal(t.value); err == nil {
-		_ = json.Unmarshal(b, &section) // settings are a struct of plain fields
-	}
-	return slices.Sorted(maps.Keys(section))
 }
 
 // KEB is what every job shares, resolved once when the configuration is
@@ -163,7 +47,7 @@ type KEB struct {
 // Registry lists every job in the order a run executes them: candidates use
 // nothing drift writes, but an operator reading the logs sees findings
 // before the table.
-var Registry = []Job{DriftJob.Job, CandidatesJob.Job, ShadowJob.Job, ReleaseJob.Job, MetricsJob.Job}
+var Registry = []Job{driftJob, candidatesJob, shadowJob, releaseJob, metricsJob}
 
 // AllJobs names every job in run order.
 var AllJobs = jobNames()

@@ -48,7 +48,7 @@ func TestSchedulesComeFromTheConfigurationElseTheJobsDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := cfg.Jobs.Schedules()
+	s := cfg.Jobs.CronSchedules()
 	if got := s["release"]; got != "@every 1h" {
 		t.Errorf("release schedule %q", got)
 	}
@@ -91,16 +91,16 @@ func TestEachJobReadsItsOwnSection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := jobs.ReleaseJob.Of(cfg.Jobs)
+	release := cfg.Jobs.Release
 	if release.MaxPerRun != 3 || !release.Enabled || release.Mode != jobs.ReleaseDirty || release.GracePeriod.Duration != time.Hour {
 		t.Errorf("release settings %+v", release)
 	}
-	if w := jobs.ShadowJob.Of(cfg.Jobs).Window.Duration; w != 24*time.Hour {
+	if w := cfg.Jobs.Shadow.Window.Duration; w != 24*time.Hour {
 		t.Errorf("shadow.window %v", w)
 	}
 	changed := cfg
-	jobs.ReleaseJob.Change(&changed.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 7 })
-	if got := jobs.ReleaseJob.Of(cfg.Jobs).MaxPerRun; got != 3 {
+	changed.Jobs.Release.MaxPerRun = 7
+	if got := cfg.Jobs.Release.MaxPerRun; got != 3 {
 		t.Errorf("changing a copy changed the original: maxPerRun %d", got)
 	}
 	if _, err := resolve(t, "candidates: {reservationTTL: 1h, ttl: 2h}\n"); err == nil || !strings.Contains(err.Error(), "candidates.ttl: unknown key") {
@@ -115,10 +115,10 @@ func TestGardenerSeenEveryMayBeOffButNotNegative(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if every := jobs.CandidatesJob.Of(cfg.Jobs).GardenerSeenEvery.Duration; every != 2*time.Second {
+	if every := cfg.Jobs.Candidates.GardenerSeenEvery.Duration; every != 2*time.Second {
 		t.Errorf("default candidates.gardenerSeenEvery %s, want 2s", every)
 	}
-	if cfg, err := resolve(t, "candidates: {gardenerSeenEvery: 0s}\n"); err != nil || jobs.CandidatesJob.Of(cfg.Jobs).GardenerSeenEvery.Duration != 0 {
+	if cfg, err := resolve(t, "candidates: {gardenerSeenEvery: 0s}\n"); err != nil || cfg.Jobs.Candidates.GardenerSeenEvery.Duration != 0 {
 		t.Errorf("candidates.gardenerSeenEvery 0s: %v", err)
 	}
 	if _, err := resolve(t, "candidates: {gardenerSeenEvery: -1s}\n"); err == nil || !strings.Contains(err.Error(), "candidates.gardenerSeenEvery") {

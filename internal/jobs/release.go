@@ -15,20 +15,16 @@ import (
 // JobRelease names the release job.
 const JobRelease = "release"
 
-// ReleaseJob is the release job; its settings are the section release.
-var ReleaseJob = Define(Declaration[ReleaseSettings]{
-	Name:     JobRelease,
-	Does:     "gives bindings that hold nothing back to the pool",
-	Schedule: "15 * * * *",
-	Defaults: defaultReleaseSettings,
-	Check:    ReleaseSettings.check,
-	Build: func(s ReleaseSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			r := &release{Pass: pass, settings: s, gardener: p.Gardener, now: p.Now}
-			return r, errors.Join(take(&r.store, "store", p.Store), take(&r.metrics, "metrics", p.Metrics))
-		}
+// releaseJob is the release job; its settings are the section release
+// (Setup.Release).
+var releaseJob = Job{
+	Name:            JobRelease,
+	Does:            "gives bindings that hold nothing back to the pool",
+	DefaultSchedule: "15 * * * *",
+	build: func(s Setup, p Ports, pass Pass) task {
+		return &release{Pass: pass, settings: s.Release, gardener: p.Gardener, store: p.Store, metrics: p.Metrics, now: p.Now}
 	},
-})
+}
 
 // ReleaseSettings are the release job's settings, the section release of
 // the configuration file.

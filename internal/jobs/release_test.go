@@ -26,7 +26,7 @@ func TestAnEmptyBindingIsReleasedOnceTheGracePeriodHasPassed(t *testing.T) {
 	l := background(1)
 	emptyBinding(l, "left-empty", "ga-gone")
 	s := newScene(t, l, func(c *config.Config) {
-		jobs.ReleaseJob.Change(&c.Jobs, func(r *jobs.ReleaseSettings) { r.Mode = jobs.ReleaseDirty })
+		c.Jobs.Release.Mode = jobs.ReleaseDirty
 	})
 	before := s.labels(t, "left-empty")
 
@@ -234,7 +234,7 @@ func TestSharedInternalAndDirtyBindingsAreNeverTouched(t *testing.T) {
 	l.AddBinding(landscape.BindingSpec{Name: "claimed-dirty", Pool: aws, GlobalAccountID: "ga-x", Dirty: true})
 	emptyBinding(l, "plain-empty", "ga-x")
 	s := newScene(t, l, func(c *config.Config) {
-		jobs.ReleaseJob.Change(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 1000 })
+		c.Jobs.Release.MaxPerRun = 1000
 	})
 	before := s.versions(t)
 	s.startClocks(t)
@@ -265,7 +265,7 @@ func TestMaxPerRunCapsEveryRun(t *testing.T) {
 		emptyBinding(l, fmt.Sprintf("left-empty-%d", i), fmt.Sprintf("ga-gone-%d", i))
 	}
 	s := newScene(t, l, func(c *config.Config) {
-		jobs.ReleaseJob.Change(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 2 })
+		c.Jobs.Release.MaxPerRun = 2
 	})
 	want := eligible(l)
 	before := s.versions(t)
@@ -288,7 +288,7 @@ func TestDryRunChangesNoBindingAndRecordsWhatItWouldRelease(t *testing.T) {
 	emptyBinding(l, "would-go", "ga-gone")
 	emptyBinding(l, "would-go-too", "ga-gone-too")
 	s := newScene(t, l, func(c *config.Config) {
-		jobs.ReleaseJob.Change(&c.Jobs, func(r *jobs.ReleaseSettings) { r.MaxPerRun = 1000 })
+		c.Jobs.Release.MaxPerRun = 1000
 	})
 	all := []string{jobs.JobCandidates, jobs.JobRelease}
 	s.mustRun(t, jobs.Options{Jobs: all})

@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,15 +9,11 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
 
-// RetentionSection is the key of the configuration file that says how long
-// the job keeps the rows of its tables that nothing needs any more,
-// retention.<key>. Every run applies it after its jobs, whichever jobs it
-// ran: a table one job writes and another prunes (the candidate history,
-// written by candidates and read by shadow) stays bounded with the other
-// job off.
-const RetentionSection = "retention"
-
-// RetentionSettings are the section retention of the configuration file.
+// RetentionSettings are the section retention of the configuration file:
+// how long the job keeps the rows of its tables that nothing needs any
+// more. Every run applies it after its jobs, whichever jobs it ran: a table
+// one job writes and another prunes (the candidate history, written by
+// candidates and read by shadow) stays bounded with the other job off.
 // The shadow history is kept for shadow.window plus shadow.maxAge, what
 // the shadow job compares, so that the two never disagree.
 type RetentionSettings struct {
@@ -36,26 +31,17 @@ func defaultRetention() RetentionSettings {
 }
 
 func (r RetentionSettings) check() error {
-	if err := setting.Positive(RetentionSection+".resolvedFindings", r.ResolvedFindings); err != nil {
+	if err := setting.Positive("retention.resolvedFindings", r.ResolvedFindings); err != nil {
 		return err
 	}
-	return setting.Positive(RetentionSection+".releaseAudit", r.ReleaseAudit)
+	return setting.Positive("retention.releaseAudit", r.ReleaseAudit)
 }
 
-// Retention returns what s keeps: retention.*, and the shadow history for
-// the shadow job's window and maxAge.
-func (s Setup) Retention() hap.Retention {
-	r := s.retentionSettings()
-	shadow := ShadowJob.Of(s)
-	return hap.Retention{ResolvedFindings: r.ResolvedFindings.Duration, ReleaseAudit: r.ReleaseAudit.Duration,
-		ShadowHistory: shadow.Window.Duration + shadow.MaxAge.Duration}
-}
-
-func (s Setup) retentionSettings() RetentionSettings {
-	if s.retention == nil {
-		return defaultRetention()
-	}
-	return *s.retention
+// keeps returns what s keeps: retention.*, and the shadow history for the
+// shadow job's window and maxAge.
+func (s Setup) keeps() hap.Retention {
+	return hap.Retention{ResolvedFindings: s.Retention.ResolvedFindings.Duration, ReleaseAudit: s.Retention.ReleaseAudit.Duration,
+		ShadowHistory: s.Shadow.Window.Duration + s.Shadow.MaxAge.Duration}
 }
 
 // retentionStore is what the retention step needs of the database.
@@ -80,12 +66,8 @@ type retention struct {
 	metrics retentionMetrics
 }
 
-func takeRetention(p Ports, keep hap.Retention, dryRun DryRun) (*retention, error) {
-	r := &retention{keep: keep, dryRun: dryRun}
-	if err := errors.Join(take(&r.store, "store", p.Store), take(&r.metrics, "metrics", p.Metrics)); err != nil {
-		return nil, fmt.Errorf("retention: %w", err)
-	}
-	return r, nil
+func newRetention(p Ports, keep hap.Retention, dryRun DryRun) *retention {
+	return &retention{keep: keep, dryRun: dryRun, store: p.Store, metrics: p.Metrics}
 }
 
 // Run prunes, unless the run writes nothing, and counts. A dry run still

@@ -1,7 +1,8 @@
 // Package jobs runs the jobs of hap-reconciler. Each job is one file, named
-// after it, that declares the job (Define: its name, default schedule,
-// settings with their defaults and checks, and how a run is built), is
-// listed once in Registry (registry.go) and reads gather -> decide -> act
+// after it, that declares the job (a Job: its name, default schedule and
+// how a run is built; its settings' struct with their defaults and checks;
+// its ports), is listed once in Registry (registry.go), has its section in
+// Setup (setup.go) when it has settings, and reads gather -> decide -> act
 // from top to bottom; this file holds the runner and its locking.
 package jobs
 
@@ -31,6 +32,14 @@ type RunLock interface {
 	Release()
 }
 
+// runMetrics is what the runner reports of every run.
+type runMetrics interface {
+	JobDone(job string, took time.Duration, err error, now time.Time)
+	// PictureImplausible says whether the run's picture was refused as
+	// implausible (Runner.Run) or believed.
+	PictureImplausible(refused bool)
+}
+
 // ErrLockHeld means another run holds the landscape's lock; nothing was done.
 var ErrLockHeld = errors.New("another hap-reconciler run holds the lock for this landscape")
 
@@ -49,8 +58,7 @@ type Runner struct {
 	// Tests use it to change the world at the worst possible moment.
 	BeforeAct func(job string)
 
-	builds map[string]Build
-	keep   hap.Retention
+	setup Setup
 	// tidied is when the retention step last ran (Runner.Run).
 	tidied time.Time
 	gather func(Ports) *gatherer
@@ -58,16 +66,11 @@ type Runner struct {
 	lock RunLock
 }
 
-// NewRunner configures every job of the registry with its own settings,
-// and the gathering with KEB's policy and rules, from the resolved setup,
-// and returns the runner that runs them through p under locker's lock
-// (none when nil).
+// NewRunner returns the runner that runs the jobs of the registry, each
+// with its own section of the resolved setup s, and the gathering with
+// KEB's policy and rules, through p under locker's lock (none when nil).
 func NewRunner(s Setup, p Ports, locker Locker) *Runner {
-	r := &Runner{Ports: p, Locker: locker, builds: make(map[string]Build, len(Registry)), keep: s.Retention(), gather: configureGather(s.KEB)}
-	for _, j := range Registry {
-		r.builds[j.Name] = s.settingsOf(j).build()
-	}
-	return r
+	return &Runner{Ports: p, Locker: locker, setup: s, gather: configureGather(s.KEB)}
 }
 
 // Gather reads a fresh snapshot of Gardener and KEB's database, writing
@@ -84,45 +87,30 @@ type Options struct {
 
 // Run gathers the fleet once and runs the selected jobs on it. It returns
 // ErrLockHeld when another run is active, and the joined errors of the jobs
-// that failed otherwise; a failed job does not stop the others, except that a
-// job that cannot be built (build) or a failed gathering fails them all
-// before anything is changed. Every run that ran its jobs ends with the
+// that failed otherwise; a failed job does not stop the others, except that
+// an unknown job or a failed gathering fails them all before anything is
+// changed. Every run that ran its jobs ends with the
 // retention step (retention.go), whichever jobs it ran, unless the step ran
 // less than tidyEvery before.
 func (r *Runner) Run(ctx context.Context, opts Options) error {
-	if r.Locker != nil {
-		lock, ok, err := r.Locker.TryRunLock(ctx)
-		if err != nil {
-			return fmt.Errorf("taking the run lock: %w", err)
-		}
-		if !ok {
-			return ErrLockHeld
-		}
-		r.lock = lock
-		defer func() {
-			r.lock = nil
-			lock.Release()
-		}()
-	}
-	start := r.Now()
-	tasks, tidy, err := r.build(opts)
+	unlock, err := r.takeLock(ctx)
 	if err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, 0, err, r.Now())
-		}
+		return err
+	}
+	defer unlock()
+	start := r.Now()
+	tasks, err := r.build(opts)
+	if err != nil {
+		r.failAll(opts.Jobs, 0, err)
 		return fmt.Errorf("nothing was read or changed: %w", err)
 	}
 	facts, err := r.Gather(ctx)
 	if err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
-		}
+		r.failAll(opts.Jobs, r.Now().Sub(start), err)
 		return fmt.Errorf("the picture is incomplete, nothing was changed: %w", err)
 	}
 	if err := r.believe(facts); err != nil {
-		for _, job := range opts.Jobs {
-			r.Metrics.JobDone(job, r.Now().Sub(start), err, r.Now())
-		}
+		r.failAll(opts.Jobs, r.Now().Sub(start), err)
 		return err
 	}
 	var errs []error
@@ -138,7 +126,7 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		r.Log.Info("job done", zap.String("job", job), zap.Duration("took", r.Now().Sub(jobStart)))
 	}
 	if r.Now().Sub(r.tidied) >= tidyEvery {
-		if err := tidy.Run(ctx); err != nil {
+		if err := newRetention(r.Ports, r.setup.keeps(), opts.DryRun).Run(ctx); err != nil {
 			r.Log.Error("retention failed", zap.Error(err))
 			errs = append(errs, err)
 		} else {
@@ -146,6 +134,34 @@ func (r *Runner) Run(ctx context.Context, opts Options) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// takeLock takes the run lock, when the runner has a Locker, and returns
+// what lets it go; ErrLockHeld when another run holds it.
+func (r *Runner) takeLock(ctx context.Context) (unlock func(), err error) {
+	if r.Locker == nil {
+		return func() {}, nil
+	}
+	lock, ok, err := r.Locker.TryRunLock(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("taking the run lock: %w", err)
+	}
+	if !ok {
+		return nil, ErrLockHeld
+	}
+	r.lock = lock
+	return func() {
+		r.lock = nil
+		lock.Release()
+	}, nil
+}
+
+// failAll reports err for every job of a run that ran none of them, each
+// as having taken took.
+func (r *Runner) failAll(jobs []string, took time.Duration, err error) {
+	for _, job := range jobs {
+		r.Metrics.JobDone(job, took, err, r.Now())
+	}
 }
 
 // believe refuses a picture no job may decide on (hap.Implausible): every
@@ -167,28 +183,20 @@ func (r *Runner) believe(f *Facts) error {
 // every table, need not follow each rerun. Retentions are days long.
 const tidyEvery = time.Minute
 
-// build makes a task of each selected job for this run, and the retention
-// step, on the runner's ports: an unknown job or a port the adapters do not
-// serve fails the run before it reads anything.
-func (r *Runner) build(opts Options) ([]Task, *retention, error) {
-	tasks := make([]Task, len(opts.Jobs))
+// build makes a task of each selected job for this run on the runner's
+// ports: an unknown job fails the run before it reads anything.
+func (r *Runner) build(opts Options) ([]task, error) {
+	tasks := make([]task, len(opts.Jobs))
 	var errs []error
 	for i, name := range opts.Jobs {
-		build, ok := r.builds[name]
+		j, ok := lookupJob(name)
 		if !ok {
 			errs = append(errs, fmt.Errorf("unknown job %q", name))
 			continue
 		}
-		pass := Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct}
-		task, err := build(r.Ports, pass)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("job %s: %w", name, err))
-		}
-		tasks[i] = task
+		tasks[i] = j.build(r.setup, r.Ports, Pass{Job: name, DryRun: opts.DryRun, Log: r.Log, held: r.stillLocked, hook: r.BeforeAct})
 	}
-	tidy, err := takeRetention(r.Ports, r.keep, opts.DryRun)
-	errs = append(errs, err)
-	return tasks, tidy, errors.Join(errs...)
+	return tasks, errors.Join(errs...)
 }
 
 // stillLocked fails when the run lock was lost since Run took it: another

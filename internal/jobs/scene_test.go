@@ -141,7 +141,7 @@ func (s *scene) mustRun(t *testing.T, opts jobs.Options) {
 func (s *scene) startClocks(t *testing.T) {
 	t.Helper()
 	s.mustRun(t, releaseOnly)
-	s.clock.Advance(jobs.ReleaseJob.Of(s.Config.Jobs).GracePeriod.Duration + time.Minute)
+	s.clock.Advance(s.Config.Jobs.Release.GracePeriod.Duration + time.Minute)
 }
 
 func (s *scene) binding(t *testing.T, name string) *unstructured.Unstructured {

@@ -13,144 +13,77 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/setting"
 )
 
-// SchedulesSection is the key of the configuration file that holds the
+// schedulesSection is the key of the configuration file that holds the
 // jobs' cron schedules, schedules.<name>.
-const SchedulesSection = "schedules"
+const schedulesSection = "schedules"
 
-// Setup is what the jobs apply: KEB's policy and rules, each job's own
-// settings and the schedules, read from the jobs' sections of the
-// configuration file (ReadSection) and resolved once, when the file is
-// loaded. NewRunner hands each job its own settings; the runner keeps none.
+// Setup is what the jobs apply: the jobs' sections of the configuration
+// file, each read once, with the rest of the file (config.Parse), into the
+// typed struct its job declares beside its work with the struct's defaults
+// and check, and KEB's policy and rules, resolved once when the file is
+// loaded. A run hands each job its own section (Job.build); the runner
+// keeps none.
 type Setup struct {
 	// KEB is set by whoever reads KEB's settings (internal/config), once.
-	KEB KEB
+	KEB KEB `json:"-"`
 
-	// own holds each job's settings by the job's name; schedules holds
-	// schedules.* as the file writes them.
-	own       map[string]settings
-	schedules map[string]string
-	// retention holds retention.* as the file writes them over the
-	// defaults; nil: the defaults.
-	retention *RetentionSettings
+	// Schedules holds schedules.<job> as the file writes them;
+	// CronSchedules adds each job's default.
+	Schedules map[string]string `json:"schedules"`
+	// Retention is retention.* (retention.go).
+	Retention RetentionSettings `json:"retention"`
+	// Candidates, Shadow and Release are the jobs' own sections, each
+	// named after its job.
+	Candidates CandidatesSettings `json:"candidates"`
+	Shadow     ShadowSettings     `json:"shadow"`
+	Release    ReleaseSettings    `json:"release"`
 }
 
-// NewSetup returns every job's default settings and no schedule of the
+// NewSetup returns every section's defaults and no schedule of the
 // file's: every job on its default schedule.
 func NewSetup() Setup {
-	s := Setup{own: make(map[string]settings, len(Registry))}
-	for _, j := range Registry {
-		s.own[j.Name] = j.kind()
+	return Setup{
+		Retention:  defaultRetention(),
+		Candidates: defaultCandidatesSettings(),
+		Shadow:     defaultShadowSettings(),
+		Release:    defaultReleaseSettings(),
 	}
-	return s
 }
 
-// Sections returns the keys of the configuration file the jobs own:
-// schedules, retention, then each job's section, in run order.
-func Sections() []string {
-	out := []string{SchedulesSection, RetentionSection}
-	for _, j := range Registry {
-		if j.Section != "" {
-			out = append(out, j.Section)
-		}
-	}
-	return out
-}
-
-// ReadSection decodes node, the file's section key (one of Sections), over
-// what s holds, strictly: an unknown key or a value of the wrong type is a
-// *setting.Error naming its whole path.
-func (s *Setup) ReadSection(key string, node any) error {
-	if key == SchedulesSection {
-		schedules := maps.Clone(s.schedules)
-		if err := decodeSection(key, node, &schedules); err != nil {
-			return err
-		}
-		s.schedules = schedules
-		return nil
-	}
-	if key == RetentionSection {
-		r := s.retentionSettings()
-		if err := decodeSection(key, node, &r); err != nil {
-			return err
-		}
-		s.retention = &r
-		return nil
-	}
-	for _, j := range Registry {
-		if j.Section != key || key == "" {
-			continue
-		}
-		v, err := s.settingsOf(j).over(key, node)
-		if err != nil {
-			return err
-		}
-		s.set(j.Name, v)
-		return nil
-	}
-	return &setting.Error{Key: key, Reason: "unknown key"}
-}
-
-// Check checks every job's settings, then every schedules.* key and value,
+// Check checks every job's section, then every schedules.* key and value,
 // then retention.*, and returns the first bad one: a *setting.Error naming
 // the key and the value.
 func (s Setup) Check() error {
-	for _, j := range Registry {
-		if err := s.settingsOf(j).check(); err != nil {
+	for _, err := range []error{s.Candidates.check(), s.Shadow.check(), s.Release.check(), checkSchedules(s.Schedules), s.Retention.check()} {
+		if err != nil {
 			return err
 		}
 	}
-	if err := checkSchedules(s.schedules); err != nil {
-		return err
-	}
-	return s.retentionSettings().check()
+	return nil
 }
 
-// Schedules returns every job's cron schedule: schedules.<name>, else the
-// job's default.
-func (s Setup) Schedules() map[string]string {
+// CronSchedules returns every job's cron schedule: schedules.<name>, else
+// the job's default.
+func (s Setup) CronSchedules() map[string]string {
 	out := make(map[string]string, len(Registry))
 	for _, j := range Registry {
-		out[j.Name] = cmp.Or(s.schedules[j.Name], j.DefaultSchedule)
+		out[j.Name] = cmp.Or(s.Schedules[j.Name], j.DefaultSchedule)
 	}
 	return out
 }
 
-// Resolved returns the jobs' sections as the jobs apply them, keyed as the
-// file writes them: schedules (every job's, the defaults included),
-// retention, then each job's settings, for `config view`.
-func (s Setup) Resolved() map[string]any {
-	out := map[string]any{SchedulesSection: s.Schedules(), RetentionSection: s.retentionSettings()}
-	for _, j := range Registry {
-		if j.Section != "" {
-			out[j.Section] = s.settingsOf(j).resolved()
-		}
-	}
-	return out
-}
-
-// settingsOf returns job j's settings; its defaults when s holds none.
-func (s Setup) settingsOf(j Job) settings {
-	if v, ok := s.own[j.Name]; ok {
-		return v
-	}
-	return j.kind()
-}
-
-// set replaces job name's settings in a map of s's own: copies of a Setup
-// share none.
-func (s *Setup) set(name string, v settings) {
-	s.own = maps.Clone(s.own)
-	if s.own == nil {
-		s.own = map[string]settings{}
-	}
-	s.own[name] = v
+// AsApplied returns the jobs' sections as the jobs apply them, every job's
+// schedule included, for `config view`.
+func (s Setup) AsApplied() Setup {
+	s.Schedules = s.CronSchedules()
+	return s
 }
 
 // checkSchedules refuses a key that names no job and a value that is not a
 // cron schedule, naming the key and the value.
 func checkSchedules(schedules map[string]string) error {
 	for _, name := range slices.Sorted(maps.Keys(schedules)) {
-		key := SchedulesSection + "." + name
+		key := schedulesSection + "." + name
 		if _, ok := lookupJob(name); !ok {
 			return &setting.Error{Key: key, Reason: fmt.Sprintf("names no job (known: %s)", strings.Join(AllJobs, ", "))}
 		}
@@ -168,5 +101,3 @@ func checkSchedules(schedules map[string]string) error {
 	}
 	return nil
 }
-
-var decodeSection = setting.Decode

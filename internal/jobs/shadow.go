@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -16,20 +15,16 @@ import (
 // JobShadow names the shadow job.
 const JobShadow = "shadow"
 
-// ShadowJob is the shadow job; its settings are the section shadow.
-var ShadowJob = Define(Declaration[ShadowSettings]{
-	Name:     JobShadow,
-	Does:     "puts each of KEB's own picks beside what that table would have answered",
-	Schedule: "*/10 * * * *",
-	Defaults: defaultShadowSettings,
-	Check:    ShadowSettings.check,
-	Build: func(s ShadowSettings) Build {
-		return func(p Ports, pass Pass) (Task, error) {
-			sh := &shadow{Pass: pass, settings: s}
-			return sh, errors.Join(take(&sh.store, "store", p.Store), take(&sh.metrics, "metrics", p.Metrics))
-		}
+// shadowJob is the shadow job; its settings are the section shadow
+// (Setup.Shadow).
+var shadowJob = Job{
+	Name:            JobShadow,
+	Does:            "puts each of KEB's own picks beside what that table would have answered",
+	DefaultSchedule: "*/10 * * * *",
+	build: func(s Setup, p Ports, pass Pass) task {
+		return &shadow{Pass: pass, settings: s.Shadow, store: p.Store, metrics: p.Metrics}
 	},
-})
+}
 
 // ShadowSettings are the shadow job's settings, the section shadow of the
 // configuration file: KEB's own picks compared with the candidate table's.
@@ -93,39 +88,77 @@ func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 	// which pool each came from, and the table's history of the groups
 	// with a pick to compare (none in a quiet window).
 	since := f.SnapshotAt.Add(-s.Window.Duration)
-	in, err := sh.store.ShadowInputs(ctx, since, s.MaxAge.Duration)
+	g, err := sh.gather(ctx, f, since)
 	if err != nil {
 		return err
 	}
-	picks, unplaced := hap.KEBPicksOf(in.Placed, f.Bindings)
-	var versions []hap.CandidateVersion
-	if groups := hap.GroupsToCompare(picks); len(groups) > 0 && len(in.Rewrites) > 0 {
-		if versions, err = sh.store.CandidateVersions(ctx, in.Rewrites[0].WrittenAt, groups); err != nil {
-			return err
-		}
-	}
 
 	// Decide.
-	results := hap.CompareShadow(picks, versions, in.Rewrites, s.MaxAge.Duration)
+	results := hap.CompareShadow(g.picks, g.versions, g.in.Rewrites, s.MaxAge.Duration)
 	sh.decided()
 
 	// Act.
 	if sh.DryRun.WritesNothing() {
-		sh.Log.Info("dry run: KEB's picks compared, nothing recorded", zap.Int("new", len(results)), zap.Int("unplaced", unplaced))
+		sh.Log.Info("dry run: KEB's picks compared, nothing recorded", zap.Int("new", len(results)), zap.Int("unplaced", g.unplaced))
 		return nil
 	}
-	if err := sh.store.RecordShadow(ctx, results, s.Window.Duration, s.MaxAge.Duration); err != nil {
+	tally, err := sh.record(ctx, results, since)
+	if err != nil {
 		return err
+	}
+	sh.logDifferences(results)
+	sh.Log.Info("KEB's picks compared with the candidate table", zap.Int("new", len(results)),
+		zap.Int("inWindow", tally.Picks()), zap.Int("agree", tally[hap.ShadowAgree]), zap.Int("unplaced", g.unplaced),
+		zap.Bool("kebEventsReadable", g.in.EventsReadable), zap.Int("timedByResolveStep", timedByResolveStep(g.in.Placed)))
+	return nil
+}
+
+// shadowGathered is what the shadow job compares: KEB's placed instances
+// and the table's rewrites since the window began, KEB's picks with the
+// pool each came from (unplaced: those whose binding the snapshot lacks),
+// and the table's rows of the groups picked in.
+type shadowGathered struct {
+	in       hap.ShadowInput
+	picks    []hap.KEBPick
+	unplaced int
+	versions []hap.CandidateVersion
+}
+
+func (sh *shadow) gather(ctx context.Context, f *Facts, since time.Time) (shadowGathered, error) {
+	var g shadowGathered
+	var err error
+	if g.in, err = sh.store.ShadowInputs(ctx, since, sh.settings.MaxAge.Duration); err != nil {
+		return g, err
+	}
+	g.picks, g.unplaced = hap.KEBPicksOf(g.in.Placed, f.Bindings)
+	if groups := hap.GroupsToCompare(g.picks); len(groups) > 0 && len(g.in.Rewrites) > 0 {
+		if g.versions, err = sh.store.CandidateVersions(ctx, g.in.Rewrites[0].WrittenAt, groups); err != nil {
+			return g, err
+		}
+	}
+	return g, nil
+}
+
+// record keeps the new verdicts and reports every pick compared since the
+// window began, by outcome.
+func (sh *shadow) record(ctx context.Context, results []hap.ShadowResult, since time.Time) (hap.ShadowTally, error) {
+	if err := sh.store.RecordShadow(ctx, results, sh.settings.Window.Duration, sh.settings.MaxAge.Duration); err != nil {
+		return nil, err
 	}
 	compared, err := sh.store.ShadowPicks(ctx, since)
 	if err != nil {
-		return fmt.Errorf("counting the compared picks: %w", err)
+		return nil, fmt.Errorf("counting the compared picks: %w", err)
 	}
 	tally := hap.ShadowTally{}
 	for _, r := range compared {
 		tally[r.Outcome]++
 	}
 	sh.metrics.SetShadow(tally)
+	return tally, nil
+}
+
+// logDifferences logs each new pick on which KEB and the table differ.
+func (sh *shadow) logDifferences(results []hap.ShadowResult) {
 	for _, r := range results {
 		if r.Outcome != hap.ShadowAgree {
 			sh.Log.Info("KEB's pick differs from the candidate table's", zap.String("instance", r.InstanceID),
@@ -133,14 +166,16 @@ func (sh *shadow) Run(ctx context.Context, f *Facts) error {
 				zap.String("table", r.Table), zap.String("outcome", r.Outcome), zap.String("detail", r.Detail))
 		}
 	}
-	byResolveStep := 0
-	for _, p := range in.Placed {
+}
+
+// timedByResolveStep counts the instances not compared yet whose pick is
+// timed by KEB's resolve-step event.
+func timedByResolveStep(placed []hap.PlacedInstance) int {
+	n := 0
+	for _, p := range placed {
 		if !p.Compared && p.ByResolveStep {
-			byResolveStep++
+			n++
 		}
 	}
-	sh.Log.Info("KEB's picks compared with the candidate table", zap.Int("new", len(results)),
-		zap.Int("inWindow", tally.Picks()), zap.Int("agree", tally[hap.ShadowAgree]), zap.Int("unplaced", unplaced),
-		zap.Bool("kebEventsReadable", in.EventsReadable), zap.Int("timedByResolveStep", byResolveStep))
-	return nil
+	return n
 }

@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// EncoderConfig is zap's JSON encoding with KEB's keys, level spelling and
+// encoderConfig is zap's JSON encoding with KEB's keys, level spelling and
 // RFC 3339 times.
-func EncoderConfig() zapcore.EncoderConfig {
+func encoderConfig() zapcore.EncoderConfig {
 	return zapcore.EncoderConfig{
 		TimeKey:     "time",
 		LevelKey:    "level",
@@ -33,11 +33,11 @@ func EncoderConfig() zapcore.EncoderConfig {
 
 // New is a logger writing KEB-shaped JSON lines at level and above to w.
 func New(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
-	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(EncoderConfig()), zapcore.AddSync(w), level))
+	return zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(encoderConfig()), zapcore.AddSync(w), level))
 }
 
 // NewText is a logger writing the same entries as plain text lines (time,
 // level, message, then the fields as JSON), for a person at a terminal.
 func NewText(w io.Writer, level zapcore.LevelEnabler) *zap.Logger {
-	return zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(EncoderConfig()), zapcore.AddSync(w), level))
+	return zap.New(zapcore.NewCore(zapcore.NewConsoleEncoder(encoderConfig()), zapcore.AddSync(w), level))
 }

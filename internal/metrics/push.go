@@ -16,8 +16,8 @@ import (
 	"github.com/kyma-project/hap-reconciler/internal/redact"
 )
 
-// PushJob is the Pushgateway grouping key's job label.
-const PushJob = "hap-reconciler"
+// pushJob is the Pushgateway grouping key's job label.
+const pushJob = "hap-reconciler"
 
 const (
 	lastSuccessName        = "hap_reconciler_job_last_success_timestamp_seconds"
@@ -49,7 +49,7 @@ func (m *Metrics) Push(ctx context.Context, url, instance string) error {
 	// and the gateway's answer, which may echo the Authorization header.
 	secrets := append(redact.BasicAuth(url), redact.Spellings(redact.Dissect(url).Passwords...)...)
 	carryErr := redact.Scrub(m.carryLastSuccess(ctx, url, instance), secrets)
-	err := push.New(url, PushJob).
+	err := push.New(url, pushJob).
 		Grouping("instance", instance).
 		Gatherer(m.Registry).
 		PushContext(ctx)
@@ -70,7 +70,7 @@ func (m *Metrics) carryLastSuccess(ctx context.Context, url, instance string) er
 	if err != nil {
 		return fmt.Errorf("reading the previous group: %w", err)
 	}
-	group := map[string]string{"job": PushJob, "instance": instance}
+	group := map[string]string{"job": pushJob, "instance": instance}
 	previous := samples(families, lastSuccessName, group, "job_name")
 	previousSnapshot := samples(families, candidatesSnapshotName, group, "")
 	if len(previous) == 0 && len(previousSnapshot) == 0 {

@@ -16,9 +16,9 @@ type PoolHistoryStore interface {
 	PoolHistory(ctx context.Context, since time.Time) (map[hap.Pool][]hap.PoolSample, error)
 }
 
-// StoredPools builds the pool view from the latest recorded sample of every
+// storedPools builds the pool view from the latest recorded sample of every
 // pool: free and claimed bindings only, as the history keeps them.
-func StoredPools(ctx context.Context, s PoolHistoryStore, rules hap.PoolNamer, now time.Time) ([]hap.PoolRow, error) {
+func storedPools(ctx context.Context, s PoolHistoryStore, rules hap.PoolNamer, now time.Time) ([]hap.PoolRow, error) {
 	history, err := s.PoolHistory(ctx, now.Add(-hap.ExhaustionWindow))
 	if err != nil {
 		return nil, fmt.Errorf("reading the pool history: %w", err)

@@ -49,7 +49,7 @@ func TestStoredPoolsReadTheLatestSampleOfEachPool(t *testing.T) {
 		samples = append(samples, hap.PoolSample{At: now.AddDate(0, 0, -day), Free: 20 + day, Claimed: 30 - day})
 	}
 	rules := fakeRules{{Pool: aws, Rules: []string{"aws"}}, {Pool: hap.Pool{HyperscalerType: "gcp"}, Rules: []string{"gcp"}}}
-	rows, err := StoredPools(context.Background(), fakeHistory{aws: samples}, rules, now)
+	rows, err := storedPools(context.Background(), fakeHistory{aws: samples}, rules, now)
 	if err != nil {
 		t.Fatal(err)
 	}

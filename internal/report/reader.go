@@ -43,7 +43,7 @@ func (r Reader) Report(ctx context.Context, ga string, live bool, shadowSince ti
 			// The report still shows what it sees; a run would refuse it.
 			r.Log.Warn("a run would refuse this picture and change nothing: check the namespace and the kubeconfig", zap.String("why", why))
 		}
-		rep := BuildReport(f.Candidates(), f.Findings(), ga)
+		rep := buildReport(f.Candidates(), f.Findings(), ga)
 		rep.Source, rep.ComputedAt = "live", r.Now()
 		return rep, knownGA(rep, ga)
 	}
@@ -68,7 +68,7 @@ func (r Reader) Report(ctx context.Context, ga string, live bool, shadowSince ti
 func (r Reader) Pools(ctx context.Context, live bool) ([]hap.PoolRow, error) {
 	now := r.Now()
 	if !live {
-		return StoredPools(ctx, r.Tables, r.Rules, now)
+		return storedPools(ctx, r.Tables, r.Rules, now)
 	}
 	f, err := r.Snapshot.Gather(ctx)
 	if err != nil {
@@ -81,8 +81,8 @@ func (r Reader) Pools(ctx context.Context, live bool) ([]hap.PoolRow, error) {
 	return hap.BuildPoolView(hap.DecidePools(f.Tally, f.Candidates()), f.Rules, history, now), nil
 }
 
-// ErrUnknownGA is the report for a GA that found nothing about it.
-var ErrUnknownGA = errors.New("no row of the candidate table and no open drift finding names this global account")
+// errUnknownGA is the report for a GA that found nothing about it.
+var errUnknownGA = errors.New("no row of the candidate table and no open drift finding names this global account")
 
 // knownGA refuses a report for ga that found nothing: a mistyped ID would
 // otherwise print an empty table and succeed.
@@ -90,5 +90,5 @@ func knownGA(rep Report, ga string) error {
 	if ga == "" || len(rep.Groups) > 0 || len(rep.Other) > 0 {
 		return nil
 	}
-	return fmt.Errorf("--ga %q: %w (%s): check the ID; report without --ga lists every global account", ga, ErrUnknownGA, rep.Source)
+	return fmt.Errorf("--ga %q: %w (%s): check the ID; report without --ga lists every global account", ga, errUnknownGA, rep.Source)
 }

@@ -141,8 +141,8 @@ func TestAReportForAGANothingNamesFails(t *testing.T) {
 			t.Errorf("live=%v: the report of a GA with rows: %v", live, err)
 		}
 		_, err := newReader(t, tables, snap).Report(context.Background(), "nosuch", live, readerNow)
-		if !errors.Is(err, ErrUnknownGA) || !strings.Contains(err.Error(), `--ga "nosuch"`) {
-			t.Errorf("live=%v: the report of an unknown GA: %v, want ErrUnknownGA naming it", live, err)
+		if !errors.Is(err, errUnknownGA) || !strings.Contains(err.Error(), `--ga "nosuch"`) {
+			t.Errorf("live=%v: the report of an unknown GA: %v, want errUnknownGA naming it", live, err)
 		}
 	}
 }

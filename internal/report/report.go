@@ -100,7 +100,7 @@ func Stored(ctx context.Context, s Store, ga string) (Report, error) {
 			at = all[0].ComputedAt
 		}
 	}
-	rep := BuildReport(rows, findings, ga)
+	rep := buildReport(rows, findings, ga)
 	rep.Source, rep.ComputedAt = "stored", at
 	return rep, nil
 }
@@ -113,11 +113,17 @@ func selector(ga string) string {
 	return ga
 }
 
-// BuildReport groups candidate rows and findings per GA and pool; ga, when
+// buildReport groups candidate rows and findings per GA and pool; ga, when
 // set, keeps only that GA.
-func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
-	drift := map[string][]string{}
-	rep := Report{}
+func buildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) Report {
+	drift, other := driftByBinding(candidates, findings, ga)
+	return Report{Groups: groupCandidates(candidates, ga, drift), Other: other}
+}
+
+// driftByBinding sorts the findings: the kinds of those on a candidate
+// binding of ga's (every GA's when ga is ""), by binding, and the others.
+func driftByBinding(candidates []hap.Candidate, findings []hap.Finding, ga string) (drift map[string][]string, other []hap.Finding) {
+	drift = map[string][]string{}
 	candidateNames := map[string]bool{}
 	for _, c := range candidates {
 		if ga == "" || c.GlobalAccountID == ga {
@@ -133,9 +139,16 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 			continue
 		}
 		if ga == "" || f.GlobalAccountID == ga {
-			rep.Other = append(rep.Other, f)
+			other = append(other, f)
 		}
 	}
+	return drift, other
+}
+
+// groupCandidates groups ga's candidates (every GA's when ga is "") by GA
+// and pool, each group's rows by rank with their drift, and what
+// provisioning would do in each, sorted by GA and pool.
+func groupCandidates(candidates []hap.Candidate, ga string, drift map[string][]string) []ReportGroup {
 	type key struct {
 		ga   string
 		pool hap.Pool
@@ -160,6 +173,7 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 			Limit: c.Limit, Headroom: c.Headroom, Rank: c.Rank, Selectable: c.Selectable, Drift: drift[c.BindingName],
 		})
 	}
+	var out []ReportGroup
 	for _, k := range order {
 		g := groups[k]
 		choice := hap.Choose(members[k])
@@ -168,13 +182,13 @@ func BuildReport(candidates []hap.Candidate, findings []hap.Finding, ga string) 
 			g.KEBChoice, g.Deviation = devs[0].KEB.String(), devs[0].Reason
 		}
 		slices.SortFunc(g.Rows, func(a, b ReportRow) int { return cmp.Compare(a.Rank, b.Rank) })
-		rep.Groups = append(rep.Groups, *g)
+		out = append(out, *g)
 	}
-	slices.SortFunc(rep.Groups, func(a, b ReportGroup) int {
+	slices.SortFunc(out, func(a, b ReportGroup) int {
 		return cmp.Or(cmp.Compare(a.GlobalAccountID, b.GlobalAccountID), cmp.Compare(a.HyperscalerType, b.HyperscalerType),
 			compareBools(a.EUAccess, b.EUAccess))
 	})
-	return rep
+	return out
 }
 
 func compareBools(a, b bool) int {
@@ -201,24 +215,7 @@ func (rep Report) WriteTable(out io.Writer, l Layout) error {
 		column{header: "BINDING"}, column{header: "RANK"}, column{header: "DB"}, column{header: "SHOOTS"}, column{header: "EFFECTIVE", wide: true},
 		column{header: "LIMIT"}, column{header: "HEADROOM"}, column{header: "SELECTABLE"}, column{header: "DRIFT"})
 	for _, g := range rep.Groups {
-		ga := g.GlobalAccountID
-		if ga == "" {
-			ga = "(shared)"
-		}
-		pool := g.HyperscalerType
-		if g.EUAccess {
-			pool += " (eu)"
-		}
-		next, keb := g.Next, "same"
-		switch {
-		case g.Guarded:
-			next = "GUARDED"
-		case g.ClaimNew:
-			next = "CLAIM NEW"
-		}
-		if g.KEBChoice != "" {
-			keb = g.KEBChoice
-		}
+		ga, pool, next, keb := groupCells(g)
 		for i, r := range g.Rows {
 			if i > 0 {
 				ga, pool, next, keb = "", "", "", ""
@@ -239,13 +236,41 @@ func (rep Report) WriteTable(out io.Writer, l Layout) error {
 	if rep.Shadow != nil {
 		l.note(out, "\nKEB's own picks against the table: %s\n", rep.Shadow.Summary())
 	}
-	if len(rep.Other) == 0 {
+	return writeOtherDrift(out, l, rep.Other)
+}
+
+// groupCells are the cells a group's first row starts with: the GA, the
+// pool, what provisioning does next and KEB's own choice.
+func groupCells(g ReportGroup) (ga, pool, next, keb string) {
+	ga, pool, next, keb = g.GlobalAccountID, g.HyperscalerType, g.Next, "same"
+	if ga == "" {
+		ga = "(shared)"
+	}
+	if g.EUAccess {
+		pool += " (eu)"
+	}
+	switch {
+	case g.Guarded:
+		next = "GUARDED"
+	case g.ClaimNew:
+		next = "CLAIM NEW"
+	}
+	if g.KEBChoice != "" {
+		keb = g.KEBChoice
+	}
+	return ga, pool, next, keb
+}
+
+// writeOtherDrift writes the findings on bindings that are no candidates,
+// when there are any.
+func writeOtherDrift(out io.Writer, l Layout, other []hap.Finding) error {
+	if len(other) == 0 {
 		return nil
 	}
 	l.note(out, "\nDrift on bindings that are no candidates\n\n")
-	t = newTable(out, l, column{header: "BINDING"}, column{header: "KIND"}, column{header: headerGlobalAccount}, column{header: "DB"},
+	t := newTable(out, l, column{header: "BINDING"}, column{header: "KIND"}, column{header: headerGlobalAccount}, column{header: "DB"},
 		column{header: "SHOOTS"}, column{header: "DETAIL"})
-	for _, f := range rep.Other {
+	for _, f := range other {
 		t.row(f.BindingName, string(f.Kind), dashIfEmpty(f.GlobalAccountID), strconv.Itoa(f.DBCount), strconv.Itoa(f.ShootCount), f.Detail)
 	}
 	return t.flush()

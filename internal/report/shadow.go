@@ -58,11 +58,11 @@ func Shadow(ctx context.Context, s ShadowStore, since time.Time) (ShadowReport, 
 	if err != nil {
 		return ShadowReport{}, fmt.Errorf("reading KEB's compared picks: %w", err)
 	}
-	return BuildShadowReport(results, since), nil
+	return buildShadowReport(results, since), nil
 }
 
-// BuildShadowReport counts the compared picks and keeps the differences.
-func BuildShadowReport(results []hap.ShadowResult, since time.Time) ShadowReport {
+// buildShadowReport counts the compared picks and keeps the differences.
+func buildShadowReport(results []hap.ShadowResult, since time.Time) ShadowReport {
 	rep := ShadowReport{ShadowSummary: ShadowSummary{Since: since, ByOutcome: map[string]int{}}, Differences: []ShadowDifference{}}
 	for _, o := range hap.ShadowOutcomes {
 		rep.ByOutcome[o] = 0

@@ -58,7 +58,7 @@ func TestShadowReportCountsPicksAndListsEveryDifference(t *testing.T) {
 }
 
 func TestShadowReportWithoutPicksSaysSo(t *testing.T) {
-	rep := BuildShadowReport(nil, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	rep := buildShadowReport(nil, time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
 	if got := rep.Summary(); got != "Since 2026-11-20T00:00:00Z KEB made no pick the job could compare with the candidate table." {
 		t.Fatalf("summary %q", got)
 	}

@@ -1,19 +1,21 @@
 // Package setting holds what the configuration file's reader
 // (internal/config) and the jobs, which own their sections of it
 // (internal/jobs), share: the configuration error that names a key and its
-// value, the duration as the file writes it, and the strict reading of a
-// section into a Go type.
+// value, the duration as the file writes it, and the strict reading of the
+// file into its typed structs.
 package setting
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Error is a configuration error naming the key and the offending value.
@@ -57,15 +59,19 @@ func Quote(v any) string {
 // Duration is a time.Duration written as "90s", "1h" or "1h30m".
 type Duration struct{ time.Duration }
 
+// errNotADuration is what UnmarshalJSON says of a value that is no Go
+// duration string; Decode names the key and the value.
+var errNotADuration = errors.New("not a duration")
+
 // UnmarshalJSON reads a Go duration string.
 func (d *Duration) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return &json.UnmarshalTypeError{Value: string(b), Type: durationType}
+		return errNotADuration
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return &json.UnmarshalTypeError{Value: s, Type: durationType}
+		return errNotADuration
 	}
 	d.Duration = v
 	return nil
@@ -74,46 +80,47 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // MarshalJSON writes the duration string, so a dumped config reads back.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-var durationType = reflect.TypeOf(durationDoc(""))
-
-// durationDoc only names the expected type in messages.
-type durationDoc string
-
-// Decode reads node, a section of the file as encoding/json decodes it
-// (maps, lists, strings, float64s, bools, nil), into dst over what dst
-// already holds. It is strict: an unknown key and a value of the wrong type
-// are an *Error naming the key's whole path, key being the section's own
-// path ("" for the whole document).
-func Decode(key string, node any, dst any) error {
-	if err := checkKeys(reflect.TypeOf(dst), node, key); err != nil {
-		return err
+// Decode reads js, the whole configuration file as JSON, into dst over
+// what dst already holds, in one pass: dst is the file's typed structs,
+// and opts may add readers of its own for a type (the hap block's). It is
+// strict: an unknown key and a value of the wrong type are an *Error naming
+// the key's whole path and the value as the file writes it. A key left out
+// keeps what dst held, and so does a null, as encoding/json has it.
+func Decode(js []byte, dst any, opts ...jsonv2.Options) error {
+	opts = append([]jsonv2.Options{jsonv2.RejectUnknownMembers(true), jsonv1.MergeWithLegacySemantics(true),
+		jsontext.AllowDuplicateNames(true)}, opts...)
+	err := jsonv2.Unmarshal(js, dst, opts...)
+	if err == nil {
+		return nil
 	}
-	js, err := json.Marshal(node)
-	if err != nil {
-		return &Error{Key: orFile(key), Reason: err.Error()}
+	var cfgErr *Error
+	if errors.As(err, &cfgErr) {
+		return cfgErr
 	}
-	if err := json.NewDecoder(bytes.NewReader(js)).Decode(dst); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		var cfgErr *Error
-		switch {
-		case errors.As(err, &cfgErr):
-			return cfgErr
-		case errors.As(err, &typeErr):
-			return Invalid(join(key, typeErr.Field), lookup(node, typeErr.Field), "must be %s", typeName(typeErr.Type))
-		}
-		return &Error{Key: orFile(key), Reason: err.Error()}
+	var semantic *jsonv2.SemanticError
+	if !errors.As(err, &semantic) {
+		return &Error{Key: "(file)", Reason: err.Error()}
 	}
-	return nil
+	key := keyAt(semantic.JSONPointer)
+	if errors.Is(semantic.Err, jsonv2.ErrUnknownName) {
+		return &Error{Key: key, Reason: "unknown key"}
+	}
+	var tree any
+	_ = json.Unmarshal(js, &tree) // js decoded once already: only the value to show is read here
+	return Invalid(orFile(key), valueAt(tree, semantic.JSONPointer), "must be %s", expected(semantic))
 }
 
-func join(path, key string) string {
-	switch {
-	case path == "":
-		return key
-	case key == "":
-		return path
+// keyAt writes a JSON pointer as the file's key path: a.b.c, a blank key
+// quoted, or the message would name no key at all.
+func keyAt(p jsontext.Pointer) string {
+	var keys []string
+	for tok := range p.Tokens() {
+		if strings.TrimSpace(tok) == "" {
+			tok = strconv.Quote(tok)
+		}
+		keys = append(keys, tok)
 	}
-	return path + "." + key
+	return strings.Join(keys, ".")
 }
 
 func orFile(key string) string {
@@ -123,79 +130,50 @@ func orFile(key string) string {
 	return key
 }
 
-// checkKeys walks the document against the struct's json tags so an unknown
-// key is reported with its whole path, where encoding/json would only give
-// its last segment.
-func checkKeys(t reflect.Type, node any, path string) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || t == reflect.TypeOf(Duration{}) {
-		return nil
-	}
-	m, ok := node.(map[string]any)
-	if !ok {
-		if node == nil {
-			return nil
-		}
-		return Invalid(path, node, "must be a mapping")
-	}
-	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			fields[name] = t.Field(i).Type
-		}
-	}
-	for key, value := range m {
-		ft, known := fields[key]
-		at := join(path, key)
-		if !known {
-			if strings.TrimSpace(key) == "" {
-				// Quoted, or the message would name no key at all.
-				at = join(path, strconv.Quote(key))
+// valueAt is the value at p in tree, the file as encoding/json decodes it.
+func valueAt(tree any, p jsontext.Pointer) any {
+	for tok := range p.Tokens() {
+		switch node := tree.(type) {
+		case map[string]any:
+			tree = node[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil
 			}
-			return &Error{Key: at, Reason: "unknown key"}
-		}
-		if err := checkKeys(ft, value, at); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func lookup(tree any, path string) any {
-	if path == "" {
-		return tree
-	}
-	for _, seg := range strings.Split(path, ".") {
-		m, ok := tree.(map[string]any)
-		if !ok {
+			tree = node[i]
+		default:
 			return nil
 		}
-		tree = m[seg]
 	}
 	return tree
 }
 
-func typeName(t reflect.Type) string {
-	if t == durationType {
+// expected says what the key must hold, from the kind of Go value the
+// decoder could not read it into.
+func expected(e *jsonv2.SemanticError) string {
+	if errors.Is(e.Err, errNotADuration) {
 		return "a duration such as 30s, 5m or 1h"
 	}
-	switch t.Kind() {
-	case reflect.Int, reflect.Int64:
-		return "an integer"
-	case reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "a list"
-	case reflect.String:
-		return "a string"
-	case reflect.Map:
-		return "a mapping"
+	if e.GoType == nil {
+		return "another value"
 	}
-	return t.String()
+	switch kind := e.GoType.Kind().String(); kind {
+	case "int", "int64":
+		return "an integer"
+	case "float64":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "a list"
+	case "string":
+		return "a string"
+	case "map", "struct", "ptr":
+		return "a mapping"
+	default:
+		return kind
+	}
 }
 
 // Positive refuses a duration that is not positive, naming key and the

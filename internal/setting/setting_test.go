@@ -20,13 +20,31 @@ type nested struct {
 	Names []string `json:"names"`
 }
 
+// file is a configuration file with a job's section, jobs.demo.
+type file struct {
+	Jobs struct {
+		Demo *section `json:"demo"`
+	} `json:"jobs"`
+}
+
+// decodeDemo decodes the document {"jobs": {"demo": node}} over dst.
+func decodeDemo(node any, dst *section) error {
+	js, err := json.Marshal(map[string]any{"jobs": map[string]any{"demo": node}})
+	if err != nil {
+		return err
+	}
+	var f file
+	f.Jobs.Demo = dst
+	return Decode(js, &f)
+}
+
 // Decode keeps what dst held for a key the node leaves out, and reads the
 // rest strictly: each way a section can be wrong is an *Error naming the
 // whole path of the key and the value as the file wrote it.
 func TestDecodeNamesTheKeyAndTheValue(t *testing.T) {
 	base := section{Every: Duration{time.Minute}, Limit: 3}
 	got := base
-	if err := Decode("jobs.demo", map[string]any{"limit": float64(5), "nested": map[string]any{"names": []any{"a"}}}, &got); err != nil {
+	if err := decodeDemo(map[string]any{"limit": float64(5), "nested": map[string]any{"names": []any{"a"}}}, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Every.Duration != time.Minute || got.Limit != 5 || len(got.Nested.Names) != 1 {
@@ -48,7 +66,7 @@ func TestDecodeNamesTheKeyAndTheValue(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dst := base
-			err := Decode("jobs.demo", c.node, &dst)
+			err := decodeDemo(c.node, &dst)
 			var cfg *Error
 			if !errors.As(err, &cfg) || cfg.Key != c.key || cfg.Value != c.val {
 				t.Fatalf("Decode: %v; want an *Error for key %s, value %s", err, c.key, c.val)

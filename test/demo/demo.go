@@ -206,7 +206,7 @@ func wire(ctx context.Context, n narrator, undo *cleanups, configPath string, g 
 
 	since := time.Now().Add(-idleFor)
 	n.step("Backdating %s of GA %s: seen empty since %s, %s ago; the grace period is %s",
-		idleBinding, idleGA, since.UTC().Format(time.RFC3339), idleFor, jobs.ReleaseJob.Of(cfg.Jobs).GracePeriod)
+		idleBinding, idleGA, since.UTC().Format(time.RFC3339), idleFor, cfg.Jobs.Release.GracePeriod)
 	n.note("(a real deployment learns this from its own earlier runs, in %s.binding_empty_since)", env.Store.Schema())
 	err = env.Store.SaveEmptySince(ctx, map[string]hap.EmptySighting{idleBinding: {GlobalAccountID: idleGA, Since: since}})
 	return env, err

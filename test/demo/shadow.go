@@ -36,7 +36,7 @@ func showShadow(ctx context.Context, n narrator, env *app.Env, databaseURL strin
 	if err := env.Runner.Run(ctx, jobs.Options{Jobs: []string{jobs.JobShadow}}); err != nil {
 		return fmt.Errorf("the shadow run failed: %w", err)
 	}
-	rep, err := report.Shadow(ctx, env.Reports, time.Now().Add(-jobs.ShadowJob.Of(env.Config.Jobs).Window.Duration))
+	rep, err := report.Shadow(ctx, env.Reports, time.Now().Add(-env.Config.Jobs.Shadow.Window.Duration))
 	if err != nil {
 		return err
 	}

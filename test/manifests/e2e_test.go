@@ -298,7 +298,7 @@ func (e *e2eRelease) waitServeReady() string {
 // wantMetrics reads /metrics on the pod's own address, from the host as a
 // scraper on the pod network would, until the first run's metrics are
 // there: serve is Ready once it holds Gardener's first picture, and that
-// picture's arrival starts a candidates run (app.ChangeSettle after it).
+// picture's arrival starts a candidates run (app's changeSettle after it).
 func (e *e2eRelease) wantMetrics(podIP string) {
 	e.t.Helper()
 	const firstRun = "hap_reconciler_candidate_table_snapshot_timestamp_seconds"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -31,6 +32,7 @@ type sample struct {
 	path  int
 	req   request
 	took  time.Duration
+	began time.Time // when the timed part started
 	bytes int64
 	// gardener is the time inside KEB's Gardener client's calls, update
 	// the time of KEB's instance update: the parts of took that are not
@@ -55,6 +57,17 @@ type cellSpec struct {
 	workers int
 	rounds  int // per worker
 	warmUp  int // unmeasured rounds per worker
+	// idle is the database pool's idle connections during the cell; 0
+	// keeps KEB's default (kebMaxIdleConns).
+	idle int
+}
+
+// idleConns is the pool's idle connections in the cell.
+func (c cellSpec) idleConns() int {
+	if c.idle > 0 {
+		return c.idle
+	}
+	return kebMaxIdleConns
 }
 
 func (c cellSpec) poolKind() string {
@@ -81,6 +94,7 @@ func (w *world) pick(ctx context.Context, path int, r request, readCPU bool) (sa
 		cpuBefore = bench.ServerCPU(bed.Kube.PIDs())
 	}
 	start := time.Now()
+	s.began = start
 	var stepErr error
 	switch path {
 	case pathLive:
@@ -173,44 +187,67 @@ type cellRun struct {
 }
 
 // runCell has spec.workers workers each make spec.rounds rounds; a round is
-// the paths for one request, one after the other, starting with a
-// different path each round, so that what one pick leaves behind (a warm
-// cache, a connection) falls on each path alike.
+// the paths for one request, one after the other, in an order that
+// changes from round to round (roundOrder).
+//
+// The workers take each path together: a round is one phase per path, in
+// which every worker makes its pick of that path, and the next phase starts
+// when all of them are done. So a path is timed with the other workers on
+// the same path, as KEB's workers run with the switch on and with it off;
+// were each worker to alternate on its own, a pick of the table would be
+// timed beside seven live paths' load on the API servers and PostgreSQL,
+// which no KEB ever sees. Between phases the collector runs to its end
+// (untimed), so that the garbage of one path, the live path's decoded
+// lists above all, is not collected on the next path's time.
 func (w *world) runCell(ctx context.Context, spec cellSpec, reqs []request) (cellRun, error) {
+	w.db.SetMaxIdleConns(spec.idleConns())
+	defer w.db.SetMaxIdleConns(kebMaxIdleConns)
 	run := cellRun{loadBefore: loadAverage()}
 	var mu sync.Mutex
 	var firstErr error
-	var wg sync.WaitGroup
 	start := time.Now()
-	for k := range spec.workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range spec.warmUp + spec.rounds {
+	for i := range spec.warmUp + spec.rounds {
+		for _, path := range roundOrder(i) {
+			runtime.GC()
+			var wg sync.WaitGroup
+			for k := range spec.workers {
 				r := reqs[(k*(spec.warmUp+spec.rounds)+i)%len(reqs)]
-				for j := range paths {
-					path := (i + k + j) % paths
+				wg.Go(func() {
 					s, err := w.pick(ctx, path, r, spec.workers == 1)
 					mu.Lock()
+					defer mu.Unlock()
 					if err != nil && firstErr == nil {
 						firstErr = err
 					}
 					if i >= spec.warmUp {
 						run.samples = append(run.samples, s)
 					}
-					mu.Unlock()
-					if err != nil {
-						return
-					}
-				}
+				})
 			}
-		}()
+			wg.Wait()
+			if firstErr != nil {
+				run.wall = time.Since(start)
+				return run, firstErr
+			}
+		}
 	}
-	wg.Wait()
 	run.wall = time.Since(start)
 	run.loadAfter = loadAverage()
-	return run, firstErr
+	return run, nil
 }
+
+// roundOrders are the orders of the paths in successive rounds: every path
+// goes first once in four rounds and follows every other path once
+// (a Williams design), so whatever a path leaves behind (a warm cache, a
+// connection, load on the API servers) falls on each of the others alike.
+var roundOrders = [paths][paths]int{
+	{pathLive, pathTable, pathStatement, pathTrusted},
+	{pathTable, pathTrusted, pathLive, pathStatement},
+	{pathTrusted, pathStatement, pathTable, pathLive},
+	{pathStatement, pathLive, pathTrusted, pathTable},
+}
+
+func roundOrder(round int) [paths]int { return roundOrders[round%paths] }
 
 // loadAverage is the machine's load average over 1, 5 and 15 minutes.
 func loadAverage() string {

@@ -33,6 +33,7 @@ type cellFigures struct {
 	Instances int         `json:"instanceRows"`
 	Pool      string      `json:"pool"`
 	Workers   int         `json:"workers"`
+	IdleConns int         `json:"idleConnections"`
 	Live      pathFigures `json:"kebLivePath"`
 	Table     pathFigures `json:"adoptedStep"`
 	Trusted   pathFigures `json:"adoptedStepTrusted"`
@@ -92,8 +93,12 @@ func measureSize(t *testing.T, ctx context.Context, size bench.Size) ([]cellFigu
 	specs := []cellSpec{
 		{workers: 1, rounds: *costDedicated, warmUp: 10},
 		{workers: busy, rounds: (*costDedicated + busy - 1) / busy, warmUp: 2},
+		// KEB's pool keeping an idle connection for every worker
+		// (APP_DATABASE_MAX_IDLE_CONNS, a setting of KEB's, no code).
+		{workers: busy, rounds: (*costDedicated + busy - 1) / busy, warmUp: 2, idle: min(busy, kebMaxOpenConns)},
 		{shared: true, workers: 1, rounds: *costShared, warmUp: 1},
 		{shared: true, workers: busy, rounds: max(1, *costShared/busy)},
+		{shared: true, workers: busy, rounds: max(1, *costShared/busy), idle: min(busy, kebMaxOpenConns)},
 	}
 	var out []cellFigures
 	for _, spec := range specs {
@@ -106,13 +111,13 @@ func measureSize(t *testing.T, ctx context.Context, size bench.Size) ([]cellFigu
 		if spec.shared {
 			reqs = shared
 		}
-		say("%s pool, %d worker(s), %d rounds each; load %s", spec.poolKind(), spec.workers, spec.rounds, loadAverage())
+		say("%s pool, %d worker(s), %d idle connections, %d rounds each; load %s", spec.poolKind(), spec.workers, spec.idleConns(), spec.rounds, loadAverage())
 		run, err := w.runCell(ctx, spec, reqs)
 		if err != nil {
 			return out, fmt.Errorf("%s pool, %d workers: %w", spec.poolKind(), spec.workers, err)
 		}
 		c := base
-		c.Pool, c.Workers = spec.poolKind(), spec.workers
+		c.Pool, c.Workers, c.IdleConns = spec.poolKind(), spec.workers, spec.idleConns()
 		c.Live, c.Table, c.Statement = summarise(run.samples, pathLive), summarise(run.samples, pathTable), summarise(run.samples, pathStatement)
 		c.Trusted = summarise(run.samples, pathTrusted)
 		c.LiveOverTableP50, c.LiveOverTableP99 = ratio(c.Live.P50, c.Table.P50), ratio(c.Live.P99, c.Table.P99)
@@ -155,7 +160,7 @@ func report(t *testing.T, cells []cellFigures) {
 // markdown is the table docs/benchmarks.md shows.
 func markdown(cells []cellFigures) string {
 	var b strings.Builder
-	b.WriteString("| size | pool | workers | path | picks | p50 ms | p99 ms | max ms | p50 parts: Gardener + update + rest, ms | KB read / pick | API CPU ms / pick | timeouts | failures | live ÷ this, p50 | live ÷ this, p99 | load before → after |\n")
+	b.WriteString("| size | pool | workers (idle connections) | path | picks | p50 ms | p99 ms | max ms | p50 parts: Gardener + update + rest, ms | KB read / pick | API CPU ms / pick | timeouts | failures | live ÷ this, p50 | live ÷ this, p99 | load before → after |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range cells {
 		for _, p := range []struct {
@@ -174,8 +179,8 @@ func markdown(cells []cellFigures) string {
 			if p.name != "KEB live path" {
 				r50, r99 = fmt.Sprintf("%.1f×", ratio(c.Live.P50, p.f.P50)), fmt.Sprintf("%.1f×", ratio(c.Live.P99, p.f.P99))
 			}
-			fmt.Fprintf(&b, "| %s (%d shoots) | %s | %d | %s | %d | %s | %s | %s | %s + %s + %s | %.1f | %s | %d | %s | %s | %s | %s → %s |\n",
-				c.Size, c.Shoots, c.Pool, c.Workers, p.name, p.f.Picks, ms(p.f.P50), ms(p.f.P99), ms(p.f.Max),
+			fmt.Fprintf(&b, "| %s (%d shoots) | %s | %d (%d) | %s | %d | %s | %s | %s | %s + %s + %s | %.1f | %s | %d | %s | %s | %s | %s → %s |\n",
+				c.Size, c.Shoots, c.Pool, c.Workers, c.IdleConns, p.name, p.f.Picks, ms(p.f.P50), ms(p.f.P99), ms(p.f.Max),
 				ms(p.f.GardenerP50), ms(p.f.UpdateP50), ms(p.f.RestP50), p.f.KBPerPick, cpu,
 				p.f.Timeouts, fails, r50, r99, c.LoadBefore, c.LoadAfter)
 		}

@@ -57,6 +57,9 @@ func TestResolveCostSmoke(t *testing.T) {
 		if got, want := len(run.samples), spec.workers*spec.rounds*paths; got != want {
 			t.Errorf("%s pool, %d workers: %d picks, want %d", spec.poolKind(), spec.workers, got, want)
 		}
+		if a, b, overlap := pathsOverlap(run.samples); overlap {
+			t.Errorf("%s pool, %d workers: a pick of %s overlapped one of %s; each path must be timed with the other workers on the same path", spec.poolKind(), spec.workers, pathNames[a.path], pathNames[b.path])
+		}
 		for _, s := range run.samples {
 			r := s.req
 			if s.err != nil || s.fellBack || s.binding == "" {
@@ -80,4 +83,17 @@ func TestResolveCostSmoke(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pathsOverlap finds two picks of different paths whose timed parts
+// overlapped.
+func pathsOverlap(samples []sample) (a, b sample, found bool) {
+	for i, x := range samples {
+		for _, y := range samples[i+1:] {
+			if x.path != y.path && x.began.Before(y.began.Add(y.took)) && y.began.Before(x.began.Add(x.took)) {
+				return x, y, true
+			}
+		}
+	}
+	return sample{}, sample{}, false
 }

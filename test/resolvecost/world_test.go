@@ -27,6 +27,18 @@ import (
 // allowlist, no guard.
 const clusterLimit = 200
 
+// KEB's database pool as KEB's storage configures it by default
+// (internal/storage/config.go, Config: MaxOpenConns 8, MaxIdleConns 2,
+// ConnMaxLifetime 30m; internal/storage/storage.go sets them); the chart
+// does not change them. With more workers at once than idle connections,
+// a worker's statement often opens a connection (and prepares the
+// statement on it) first.
+const (
+	kebMaxOpenConns    = 8
+	kebMaxIdleConns    = 2
+	kebConnMaxLifetime = 30 * time.Minute
+)
+
 var kebConfig = kebrules.Config{Allowed: []string{"*"}, Limits: map[string]int{"default": clusterLimit}}
 
 var jobConfig = fmt.Sprintf(`hap:
@@ -83,6 +95,9 @@ func load(t *testing.T, ctx context.Context, name string, l *landscape.Landscape
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	db.SetMaxOpenConns(kebMaxOpenConns)
+	db.SetMaxIdleConns(kebMaxIdleConns)
+	db.SetConnMaxLifetime(kebConnMaxLifetime)
 	bindings, shoots, err := kebGardener(bed.Kube.Config(), w.Namespace)
 	if err != nil {
 		t.Fatal(err)

@@ -26,8 +26,8 @@ type Source struct {
 	byName    map[string]int // index into bindings
 }
 
-// ErrNotInExport marks a binding GetBinding did not find in the export.
-var ErrNotInExport = errors.New("not in the export")
+// errNotInExport marks a binding GetBinding did not find in the export.
+var errNotInExport = errors.New("not in the export")
 
 // Open reads the export files. namespace, when not empty, is the
 // project namespace the objects must come from; when empty, the export's own
@@ -167,7 +167,7 @@ func (s *Source) ListBindings(ctx context.Context, onReset func(), fn func(hap.B
 func (s *Source) GetBinding(_ context.Context, name string) (hap.Binding, error) {
 	i, ok := s.byName[name]
 	if !ok {
-		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w (%s)", name, ErrNotInExport, strings.Join(s.files, ", "))
+		return hap.Binding{}, fmt.Errorf("credentials binding %q: %w (%s)", name, errNotInExport, strings.Join(s.files, ", "))
 	}
 	b, err := s.bindings[i].Binding()
 	if err != nil {
@@ -198,4 +198,4 @@ func (s *Source) IsRefused(err error) bool { return errors.Is(err, errReadOnly) 
 func (s *Source) IsConflict(error) bool { return false }
 
 // IsNotFound reports whether err says a binding is not in the export.
-func (s *Source) IsNotFound(err error) bool { return errors.Is(err, ErrNotInExport) }
+func (s *Source) IsNotFound(err error) bool { return errors.Is(err, errNotInExport) }

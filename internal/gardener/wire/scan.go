@@ -339,8 +339,7 @@ var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true
 func (s *scanner) skipNested() error {
 	open := s.open[:0]
 	defer func() { s.open = open }()
-	inString, afterBackslash := false, false
-	i := s.pos
+	i, inString, afterBackslash := s.pos, false, false
 	for {
 		if i == s.end {
 			s.pos = i
@@ -351,35 +350,18 @@ func (s *scanner) skipNested() error {
 		}
 		rest := s.buf[i:s.end]
 		if inString {
-			if afterBackslash { // the escaped byte, whatever it is
-				afterBackslash = false
-				i++
-				continue
-			}
-			k := 0
-			for k < len(rest) && rest[k] != '"' && rest[k] != '\\' {
-				k++
-			}
-			i += k
-			if k == len(rest) {
-				continue
-			}
-			i++
-			if rest[k] == '\\' {
-				afterBackslash = true
-				continue
-			}
-			inString = false
-			if len(open) == 0 { // a string on its own
-				s.pos = i
-				return nil
+			n, ended, escaped := stringStep(rest, afterBackslash)
+			i, afterBackslash = i+n, escaped
+			if ended {
+				inString = false
+				if len(open) == 0 { // a string on its own
+					s.pos = i
+					return nil
+				}
 			}
 			continue
 		}
-		k := 0
-		for k < len(rest) && !structural[rest[k]] {
-			k++
-		}
+		k := toStructural(rest)
 		i += k
 		if k == len(rest) {
 			continue
@@ -391,20 +373,58 @@ func (s *scanner) skipNested() error {
 			inString = true
 		case '{', '[':
 			open = append(open, c)
-		default: // '}' or ']', which is its opening bracket plus two
-			n := len(open) - 1
-			if n < 0 || open[n] != c-2 {
+		default: // '}' or ']'
+			if !closes(open, c) {
 				s.pos = i - 1
 				return s.syntaxError("found %q that closes nothing open", c)
 			}
-			open = open[:n]
-			if n == 0 {
+			open = open[:len(open)-1]
+			if len(open) == 0 {
 				s.pos = i
 				return nil
 			}
 		}
 	}
 }
+
+// stringStep reads rest, the inside of a string: n bytes, up to and with
+// the quote that ends the string (ended) or a backslash (escaped: the byte
+// after it is escaped, whatever it is), or all of rest. afterBackslash says
+// that rest's first byte is escaped.
+func stringStep(rest []byte, afterBackslash bool) (n int, ended, escaped bool) {
+	if afterBackslash {
+		return 1, false, false
+	}
+	k := toQuoteOrBackslash(rest)
+	if k == len(rest) {
+		return k, false, false
+	}
+	return k + 1, rest[k] == '"', rest[k] == '\\'
+}
+
+// toQuoteOrBackslash returns where in b, the inside of a string, the next
+// quote or backslash is; len(b) when there is none.
+func toQuoteOrBackslash(b []byte) int {
+	k := 0
+	for k < len(b) && b[k] != '"' && b[k] != '\\' {
+		k++
+	}
+	return k
+}
+
+// toStructural returns where in b the next byte skipNested stops at is;
+// len(b) when there is none.
+func toStructural(b []byte) int {
+	k := 0
+	for k < len(b) && !structural[b[k]] {
+		k++
+	}
+	return k
+}
+
+// closes reports whether c, '}' or ']', closes the innermost of open:
+// each is its opening bracket plus two.
+func closes(open []byte, c byte) bool { return len(open) > 0 && open[len(open)-1] == c-2 }
 
 // skipLiteral skips a number, true, false or null: everything up to the
 // next delimiter. Only the top level of a document could end in one, and

@@ -75,7 +75,7 @@ func entryWarnings(rules []Rule) []EntryError {
 	var out []EntryError
 	for _, r := range rules {
 		var reasons []string
-		if !KnownPlan(r.Plan) {
+		if !knownPlan(r.Plan) {
 			reasons = append(reasons, unknownPlan(r.Plan))
 		}
 		if attrs := r.starInputs(); len(attrs) > 0 {
@@ -93,7 +93,7 @@ func unknownPlan(plan string) string {
 		"KEB refuses a list with a plan its own PlanIDsMapping lacks (checkPlans), so either KEB does not start with this list, "+
 		"or it is newer than the table and accepts it. The job keeps the entry: it applies to runtimes whose provider type "+
 		"the caller gives, but the job cannot name the pools it sends runtimes to (the pool view, its metrics and "+
-		"pool_not_in_rules do not know them)", plan, PlanTableSource, strings.Join(Plans(), ", "))
+		"pool_not_in_rules do not know them)", plan, PlanTableSource, strings.Join(plans(), ", "))
 }
 
 func starWarning(r Rule, attrs []string) string {
@@ -136,7 +136,7 @@ func todaysForm(r Rule) string {
 // without an entry (checkPlans, second half).
 func listProblems(entries []string, parsed []Rule, required []string) []EntryError {
 	if len(entries) == 0 {
-		return []EntryError{{Index: NoEntry, Reason: "is empty; KEB needs at least one entry to start"}}
+		return []EntryError{{Index: noEntry, Reason: "is empty; KEB needs at least one entry to start"}}
 	}
 	covered := map[string]bool{}
 	for _, r := range parsed {
@@ -145,7 +145,7 @@ func listProblems(entries []string, parsed []Rule, required []string) []EntryErr
 	var errs []EntryError
 	for _, plan := range sortedUnique(required) {
 		if !covered[plan] {
-			errs = append(errs, EntryError{Index: NoEntry,
+			errs = append(errs, EntryError{Index: noEntry,
 				Reason: fmt.Sprintf("has no entry for plan %q, which KEB offers; add one such as %s", plan, plan)})
 		}
 	}

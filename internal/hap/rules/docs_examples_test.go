@@ -141,7 +141,7 @@ func TestDocsEvaluation(t *testing.T) {
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, errs := Parse(tc.rules)
+			rs, errs := parse(tc.rules)
 			if len(errs) != 0 {
 				t.Fatal(joinErrors(errs))
 			}

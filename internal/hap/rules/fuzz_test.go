@@ -33,10 +33,10 @@ func FuzzParse(f *testing.F) {
 		if list != "" {
 			entries = strings.Split(list, ";")
 		}
-		rs, errs := Parse(entries)
+		rs, errs := parse(entries)
 		seen := map[int]bool{}
 		for _, e := range errs {
-			if e.Index == NoEntry {
+			if e.Index == noEntry {
 				if len(entries) != 0 || e.Entry != "" {
 					t.Fatalf("an error names no entry in a non-empty list: %v", e)
 				}

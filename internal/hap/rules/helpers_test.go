@@ -19,7 +19,7 @@ func checkVerdicts(t *testing.T, cases []verdictCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, errs := Parse(tc.rules)
+			rs, errs := parse(tc.rules)
 			if got := len(errs) == 0; got != tc.valid {
 				t.Fatalf("valid = %v, want %v; errors:\n%s", got, tc.valid, joinErrors(errs))
 			}
@@ -41,7 +41,7 @@ func checkVerdicts(t *testing.T, cases []verdictCase) {
 func badIndexes(errs []EntryError) []int {
 	out := []int{}
 	for _, e := range errs {
-		if e.Index != NoEntry {
+		if e.Index != noEntry {
 			out = append(out, e.Index)
 		}
 	}

@@ -118,7 +118,7 @@ func (m kebModel) match(plan, hyperscaler, pr, hr string) (Result, bool) {
 var (
 	genPlatformRegions = map[string]string{"cf-eu10": "aws", "cf-eu20": "azure", "cf-sa30": "gcp", "cf-eu01": "openstack", "cf-cn40": "alicloud", "*": ""}
 	genHyperscaler     = []string{"eu-central-1", "westeurope", "me-central2", "*"}
-	genPlans           = append(Plans(), "newplan", "AWS")
+	genPlans           = append(plans(), "newplan", "AWS")
 )
 
 func pick[T any](r *rand.Rand, list []T) T { return list[r.IntN(len(list))] }
@@ -136,7 +136,7 @@ func genList(r *rand.Rand) ([]string, kebModel) {
 	plans := []string{pick(r, genPlans), pick(r, genPlans), pick(r, []string{"trial", "free", "gdch"})}
 	for range n {
 		e := genEntry{plan: pick(r, plans)}
-		e.knownToKEBTable = KnownPlan(e.plan)
+		e.knownToKEBTable = knownPlan(e.plan)
 		if r.IntN(2) == 0 {
 			e.pr = pick(r, prs)
 		}
@@ -203,7 +203,7 @@ func TestAgreesWithKEBOnRandomLists(t *testing.T) {
 	verdicts := map[string]int{}
 	for range 4000 {
 		entries, m := genList(r)
-		rs, errs := Parse(entries)
+		rs, errs := parse(entries)
 		verdict := m.problems()
 		verdicts[verdict]++
 		if jobAccepts := len(errs) == 0; jobAccepts != (verdict == "" || verdict == "plan") {
@@ -239,7 +239,7 @@ func TestAgreesWithKEBOnRandomLists(t *testing.T) {
 							matched++
 							// Pools cannot name the pools of a plan outside the
 							// table (its warning says so).
-							if pr != star && hr != star && KnownPlan(plan) {
+							if pr != star && hr != star && knownPlan(plan) {
 								landed = append(landed, got)
 							}
 						}

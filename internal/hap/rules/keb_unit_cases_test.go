@@ -33,7 +33,7 @@ func TestKEBUniquenessCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := Parse(tc.rules)
+			_, errs := parse(tc.rules)
 			if got := countReasons(errs, "applies to exactly the runtimes"); got != tc.duplicates || len(errs) != tc.duplicates {
 				t.Fatalf("%d duplicates (%d errors), want %d:\n%s", got, len(errs), tc.duplicates, joinErrors(errs))
 			}
@@ -66,7 +66,7 @@ func TestKEBAmbiguityCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errs := Parse(tc.rules)
+			_, errs := parse(tc.rules)
 			if got := countReasons(errs, "(add "); got != tc.ambiguous {
 				t.Fatalf("%d missing resolving entries, want %d:\n%s", got, tc.ambiguous, joinErrors(errs))
 			}
@@ -96,7 +96,7 @@ func TestKEBPlanCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := DefaultOptions()
+			opts := defaultOptions()
 			opts.RequiredPlans = tc.required
 			rs, errs := ParseWith(tc.rules, opts)
 			if len(errs) != tc.errors || len(rs.Warnings()) != tc.warnings {

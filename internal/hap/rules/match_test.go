@@ -25,7 +25,7 @@ func TestOlderFormMeansSomethingElseToday(t *testing.T) {
 		{today, runtime{plan: "sap-converged-cloud", platformRegion: "cf-eu20", hyperscalerRegion: "eu-de-1"}, "openstack_eu-de-1"},
 	}
 	for _, tc := range cases {
-		rs, errs := Parse(tc.rules)
+		rs, errs := parse(tc.rules)
 		if len(errs) != 0 {
 			t.Fatal(joinErrors(errs))
 		}
@@ -55,7 +55,7 @@ func TestMatchPrefersTheMostSpecificEntry(t *testing.T) {
 		{"other", "test1", 2},
 		{"", "", 2},
 	}
-	rs, errs := Parse(rules)
+	rs, errs := parse(rules)
 	if len(errs) != 0 {
 		t.Fatal(joinErrors(errs))
 	}
@@ -101,7 +101,7 @@ func TestMatchNeedsTheProvider(t *testing.T) {
 }
 
 func TestRefusedListMatchesNothing(t *testing.T) {
-	rs, errs := Parse([]string{"aws", "aws"})
+	rs, errs := parse([]string{"aws", "aws"})
 	if len(errs) == 0 {
 		t.Fatal("a duplicate must be refused")
 	}
@@ -132,8 +132,8 @@ func TestProviderTable(t *testing.T) {
 			t.Errorf("%s: got %q (%v), want %q", plan, got, err, provider)
 		}
 	}
-	if len(Plans()) != len(want) {
-		t.Errorf("Plans() = %v, want the %d plans above", Plans(), len(want))
+	if len(plans()) != len(want) {
+		t.Errorf("Plans() = %v, want the %d plans above", plans(), len(want))
 	}
 	if _, err := p.ProviderType("own_cluster", "", "cf-eu10"); err == nil {
 		t.Error("own_cluster has no hyperscaler account and is not in KEB's plan mapping")
@@ -145,7 +145,7 @@ func TestProviderTable(t *testing.T) {
 // KEB's provider values put them, a plan newer than the job's plan table
 // by KEB's provider, and no pool for a plan without an entry.
 func TestMatchProviderFollowsKEBsProviderValues(t *testing.T) {
-	rs, errs := Parse([]string{"aws", "aws(PR=cf-eu11) -> EU", "gcp(PR=cf-sa30) -> PR", "trial -> S", "free",
+	rs, errs := parse([]string{"aws", "aws(PR=cf-eu11) -> EU", "gcp(PR=cf-sa30) -> PR", "trial -> S", "free",
 		"sap-converged-cloud -> S, HR", "gdch -> EU", "newplan -> PR"})
 	if len(errs) > 0 {
 		t.Fatal(joinErrors(errs))

@@ -12,8 +12,8 @@ type Options struct {
 	RequiredPlans []string
 }
 
-// DefaultOptions returns KEB's default providers and no required plans.
-func DefaultOptions() Options {
+// defaultOptions returns KEB's default providers and no required plans.
+func defaultOptions() Options {
 	return Options{Providers: DefaultProviders()}
 }
 
@@ -37,9 +37,9 @@ func (rs RuleSet) Rules() []Rule {
 	return append([]Rule(nil), rs.rules...)
 }
 
-// Parse gives KEB's verdict on hap.rule with DefaultOptions.
-func Parse(entries []string) (RuleSet, []EntryError) {
-	return ParseWith(entries, DefaultOptions())
+// parse gives KEB's verdict on hap.rule with defaultOptions.
+func parse(entries []string) (RuleSet, []EntryError) {
+	return ParseWith(entries, defaultOptions())
 }
 
 // ParseWith gives KEB's verdict on hap.rule: the RuleSet when KEB accepts the

@@ -68,14 +68,14 @@ func possibleProviders(plan string) []string {
 	return nil
 }
 
-// KnownPlan reports whether the plan table has a plan of that name. Names are
+// knownPlan reports whether the plan table has a plan of that name. Names are
 // compared exactly: "AWS" is not "aws".
-func KnownPlan(plan string) bool {
+func knownPlan(plan string) bool {
 	return possibleProviders(plan) != nil
 }
 
-// Plans returns the plan names of the table, sorted.
-func Plans() []string {
+// plans returns the plan names of the table, sorted.
+func plans() []string {
 	names := make([]string, 0, len(fixedProviders)+len(requestProviders))
 	for name := range fixedProviders {
 		names = append(names, name)

@@ -66,7 +66,7 @@ func TestPools(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rs, errs := Parse(tc.rules)
+			rs, errs := parse(tc.rules)
 			if len(errs) != 0 {
 				t.Fatal(joinErrors(errs))
 			}
@@ -80,7 +80,7 @@ func TestPools(t *testing.T) {
 // TestPoolsCoverEveryMatch: wherever the initial configuration sends a
 // runtime, Pools names that pool once the pool exists.
 func TestPoolsCoverEveryMatch(t *testing.T) {
-	rs, errs := Parse(initialConfiguration)
+	rs, errs := parse(initialConfiguration)
 	if len(errs) != 0 {
 		t.Fatal(joinErrors(errs))
 	}
@@ -88,7 +88,7 @@ func TestPoolsCoverEveryMatch(t *testing.T) {
 		{"cf-sa30", "me-central2"}, {"cf-eu20", "eu-de-1"}, {"cf-jp30", "ap-jp-1"}}
 	var landed []Result
 	var existing []hap.Pool
-	for _, plan := range Plans() {
+	for _, plan := range plans() {
 		for _, provider := range possibleProviders(plan) {
 			for _, r := range regions {
 				if got, ok := rs.MatchProvider(plan, provider, r.pr, r.hr); ok {

@@ -47,10 +47,10 @@ func TrialProviderOfKEB(value string) (string, bool) {
 	return provider, true
 }
 
-// ParseProvider reads a provider as an operator types it: a provider type
+// parseProvider reads a provider as an operator types it: a provider type
 // (aws, azure, gcp, openstack, alicloud, gdch) or KEB's CloudProvider name
 // (AWS, Azure, GCP, SapConvergedCloud, Alicloud, GDCH), in any case.
-func ParseProvider(value string) (string, bool) {
+func parseProvider(value string) (string, bool) {
 	for name, provider := range cloudProviders {
 		if strings.EqualFold(value, name) || strings.EqualFold(value, provider) {
 			return provider, true
@@ -63,12 +63,12 @@ func ParseProvider(value string) (string, bool) {
 // region: its first digit, wherever it stands.
 var platformRegionDigit = regexp.MustCompile("[0-9]")
 
-// PlatformProvider returns the provider of a platform region as KEB's
+// platformProvider returns the provider of a platform region as KEB's
 // platformProvider (internal/middleware/provider.go) derives it from the
 // region's first digit: 0 SapConvergedCloud, 1 AWS, 2 Azure, 3 GCP,
 // 4 Alicloud; false for a region without one of these digits (KEB's
 // UnknownProvider).
-func PlatformProvider(platformRegion string) (string, bool) {
+func platformProvider(platformRegion string) (string, bool) {
 	switch platformRegionDigit.FindString(platformRegion) {
 	case "0":
 		return ProviderOpenStack, true
@@ -116,7 +116,7 @@ func (e *ProviderError) Error() string {
 //   - trial takes the requested provider, else the default trial provider,
 //     and KEB has trial on aws, azure and gcp only;
 //   - free takes the requested provider, else the platform region's
-//     (PlatformProvider), and KEB has free on aws and azure only;
+//     (platformProvider), and KEB has free on aws and azure only;
 //   - a plan the table does not have (a newer KEB's) takes the requested
 //     provider, which must then be given.
 func (p Providers) ProviderType(plan, requested, platformRegion string) (string, error) {
@@ -126,7 +126,7 @@ func (p Providers) ProviderType(plan, requested, platformRegion string) (string,
 	provider := ""
 	if requested != "" {
 		var ok bool
-		if provider, ok = ParseProvider(requested); !ok {
+		if provider, ok = parseProvider(requested); !ok {
 			return refuse(FromRequest, requested, "is no provider KEB has (aws, azure, gcp, openstack, alicloud, gdch)")
 		}
 	}
@@ -154,7 +154,7 @@ func (p Providers) ProviderType(plan, requested, platformRegion string) (string,
 		}
 		return p.Trial, nil
 	}
-	provider, ok = PlatformProvider(platformRegion)
+	provider, ok = platformProvider(platformRegion)
 	if !ok {
 		return refuse(FromPlatformRegion, platformRegion, "has no provider digit (KEB's platformProvider reads the first digit: 0 openstack, 1 aws, 2 azure, 3 gcp, 4 alicloud), so KEB fails a free runtime there")
 	}

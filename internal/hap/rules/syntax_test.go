@@ -65,7 +65,7 @@ func TestEntrySyntax(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.entry, func(t *testing.T) {
-			rs, errs := Parse([]string{tc.entry})
+			rs, errs := parse([]string{tc.entry})
 			if (len(errs) == 0) != tc.valid {
 				t.Fatalf("valid = %v, want %v:\n%s", len(errs) == 0, tc.valid, joinErrors(errs))
 			}
@@ -97,7 +97,7 @@ func TestEntryFields(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.entry, func(t *testing.T) {
-			rs, errs := Parse([]string{tc.entry})
+			rs, errs := parse([]string{tc.entry})
 			if len(errs) != 0 {
 				t.Fatal(joinErrors(errs))
 			}
@@ -113,7 +113,7 @@ func TestEntryFields(t *testing.T) {
 // the entry's index and text; list problems last.
 func TestErrorsNameTheirEntry(t *testing.T) {
 	entries := []string{"aws", "aws(", "gcp", "gcp -> S", "nope(", "aws(HR=y)", "aws(PR=x)"}
-	opts := DefaultOptions()
+	opts := defaultOptions()
 	opts.RequiredPlans = []string{"azure", "aws", "azure"}
 	_, errs := ParseWith(entries, opts)
 	want := []struct {
@@ -124,7 +124,7 @@ func TestErrorsNameTheirEntry(t *testing.T) {
 		{3, `applies to exactly the runtimes hap.rule[2] "gcp" applies to`},
 		{4, `"(" without ")"`},
 		{6, `with hap.rule[5] "aws(HR=y)" for a runtime in platform region "x" and hyperscaler region "y" (add aws(PR=x, HR=y))`},
-		{NoEntry, `no entry for plan "azure"`},
+		{noEntry, `no entry for plan "azure"`},
 	}
 	if len(errs) != len(want) {
 		t.Fatalf("%d errors, want %d:\n%s", len(errs), len(want), joinErrors(errs))
@@ -134,7 +134,7 @@ func TestErrorsNameTheirEntry(t *testing.T) {
 		if e.Index != w.index || !strings.Contains(e.Reason, w.reason) {
 			t.Errorf("error %d: %v; want index %d saying %q", i, e, w.index, w.reason)
 		}
-		if e.Index != NoEntry && e.Entry != entries[e.Index] {
+		if e.Index != noEntry && e.Entry != entries[e.Index] {
 			t.Errorf("error %d names %q, entry %d is %q", i, e.Entry, e.Index, entries[e.Index])
 		}
 	}

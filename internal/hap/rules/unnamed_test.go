@@ -7,7 +7,7 @@ import (
 )
 
 func TestUnnamedPoolsAreTheOnesNoEntryDrawsFrom(t *testing.T) {
-	rs, errs := Parse([]string{"aws", "aws(PR=cf-eu11) -> EU", "sap-converged-cloud -> S, HR"})
+	rs, errs := parse([]string{"aws", "aws(PR=cf-eu11) -> EU", "sap-converged-cloud -> S, HR"})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

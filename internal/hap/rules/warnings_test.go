@@ -8,7 +8,7 @@ import (
 
 func TestUnknownPlanIsAWarning(t *testing.T) {
 	entries := []string{"aws", "newplan(PR=cf-eu10) -> S, PR"}
-	rs, errs := Parse(entries)
+	rs, errs := parse(entries)
 	if len(errs) != 0 {
 		t.Fatalf("KEB newer than the plan table accepts the list, so must the job:\n%s", joinErrors(errs))
 	}
@@ -54,7 +54,7 @@ func TestStarInputIsAWarning(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.entry, func(t *testing.T) {
-			rs, errs := Parse([]string{tc.entry})
+			rs, errs := parse([]string{tc.entry})
 			if len(errs) != 0 {
 				t.Fatal(joinErrors(errs))
 			}
