@@ -136,6 +136,14 @@ func (c *Client) propose(ctx context.Context, req Request, reserveWithin sql.Nul
 // transaction (*sql.Conn, *sql.Tx) runs it as it is, and so does a pool
 // when preparing fails: the statement unprepared then says what is wrong.
 func (c *Client) query(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
+	rows, err := c.run(ctx, text, args...)
+	if err != nil {
+		c.schemaMayHaveMoved()
+	}
+	return rows, err
+}
+
+func (c *Client) run(ctx context.Context, text string, args ...any) (*sql.Rows, error) {
 	pool, ok := c.DB.(*sql.DB)
 	if !ok {
 		return c.DB.QueryContext(ctx, text, args...)

@@ -65,9 +65,10 @@ const confirmAttempts = 3
 //     most a minute ago); nothing is asked of the table or Gardener.
 //     KEB takes its live path.
 //   - ErrSchemaSkew: the job's schema is at a version this module does not
-//     read (schema.ModuleReads), as the client last looked (at most a minute
-//     ago); nothing is asked of the table or Gardener. KEB takes its live
-//     path.
+//     read (schema.ModuleReads): read at this pick, or, when the client
+//     last found it readable, at most a minute ago and with no statement
+//     failed since; nothing is asked of the table or Gardener. KEB takes
+//     its live path.
 //   - ErrStale, ErrSharedPoolEmpty, ErrRejected, and any error of the
 //     database or Gardener: KEB takes its live path (LivePath).
 //

@@ -12,8 +12,8 @@ import (
 
 // The skew between the provisioning module KEB pins and the job's schema
 // (docs/deployment.md#the-skew-between-kebs-module-and-the-jobs-schema):
-// the module refuses a schema outside its range itself, at its first pick
-// and every minute after; the job says so before KEB
+// the module refuses a schema outside its range itself, at its first pick,
+// every minute after and at each pick while it refuses; the job says so before KEB
 // does, from kebModule.*, which states the pin.
 
 // refusePastKEBModule stops a migrate that would take the schema past what

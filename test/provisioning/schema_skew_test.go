@@ -87,3 +87,47 @@ func handsOffWithSkew(t *testing.T, b *bed, req provisioning.Request, mention st
 		t.Errorf("b-1 reserved %d, want the table untouched", r["b-1"])
 	}
 }
+
+// One client, kept as KEB's replica keeps it, through a rollback of the job
+// below what it reads and the upgrade back: the rollback ends its picks at
+// once (the first statement that fails on the older schema has the next
+// pick read the version again, and hand off with ErrSchemaSkew), and the
+// upgrade back is picked from at the next pick, not a look interval
+// (a minute) later.
+func TestAClientFollowsARollbackAndTheUpgradeBackAtTheNextPick(t *testing.T) {
+	b := newBed(t)
+	b.replace(t, []hap.Candidate{candidate("ga-a", "b-1", 1, 1, limit(10))}, nil)
+	client := &provisioning.Client{DB: b.keb, Gardener: fitFor("ga-a")}
+	t.Cleanup(func() { _ = client.Close() })
+	n := 0
+	next := func() (provisioning.Pick, error) {
+		n++
+		req := provisioning.Request{InstanceID: fmt.Sprintf("i-%d", n), GlobalAccountID: "ga-a", HyperscalerType: "aws"}
+		if err := b.requested(testContext(t), req.InstanceID, req.GlobalAccountID); err != nil {
+			t.Fatal(err)
+		}
+		return client.NextBinding(testContext(t), req)
+	}
+	if pick, err := next(); err != nil || pick.Binding != "b-1" {
+		t.Fatalf("on the job's schema: %+v, %v; want b-1", pick, err)
+	}
+
+	if _, err := b.store.MigrateDown(testContext(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	// The pick in flight when the rollback lands: its statement may fail
+	// on the dropped column, a live-path answer like any database error.
+	if pick, err := next(); err == nil || !provisioning.LivePath(err) {
+		t.Fatalf("the first pick after the rollback: %+v, %v; want a live-path answer", pick, err)
+	}
+	if pick, err := next(); !errors.Is(err, provisioning.ErrSchemaSkew) {
+		t.Fatalf("the next pick after the rollback: %+v, %v; want ErrSchemaSkew", pick, err)
+	}
+
+	if _, err := b.store.MigrateUp(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+	if pick, err := next(); err != nil || pick.Binding != "b-1" {
+		t.Fatalf("the first pick after the upgrade back: %+v, %v; want b-1", pick, err)
+	}
+}
