@@ -39,12 +39,3 @@ func (l *lookedAt) answer(key string, every time.Duration, lookUp func() (found,
 
 // forget drops the answer kept, so that the next call looks again.
 func (l *lookedAt) forget() { l.last.Store(nil) }
-
-// kept is the answer kept from the last look, nil when it found all well
-// or there was none.
-func (l *lookedAt) kept() error {
-	if s := l.last.Load(); s != nil {
-		return s.found
-	}
-	return nil
-}

@@ -2,6 +2,7 @@ package provisioning
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,22 +36,22 @@ func (c *Client) checkSchemaVersion(ctx context.Context) error {
 		return err
 	}
 	name := schema.OrDefault(c.Schema)
-	// A skew is not relied on: each pick reads the version again, so the
-	// hand-off ends with the pick after the migration that ends it (the job
-	// upgraded, or rolled forward again), not up to schemaRecheck later.
-	// KEB is on its live path meanwhile, beside which one row read per pick
-	// costs nothing.
-	every := schemaRecheck
-	if c.schemaVersion.kept() != nil {
-		every = 0
-	}
-	return c.schemaVersion.answer(name, every, func() (skew, failed error) {
+	err := c.schemaVersion.answer(name, schemaRecheck, func() (skew, failed error) {
 		version, dirty, err := c.readSchemaVersion(ctx, name)
 		if err != nil {
 			return nil, fmt.Errorf("read the version of the job's schema %s (KEB's role needs SELECT on %s.hap_reconciler_migrations): %w", name, name, err)
 		}
 		return schema.ModuleReads().Check(version, dirty), nil
 	})
+	if errors.Is(err, ErrSchemaSkew) {
+		// A skew is not kept: the next pick reads the version again, so the
+		// hand-off ends with the pick after the migration that ends it (the
+		// job upgraded, or rolled forward again), not up to schemaRecheck
+		// later. KEB is on its live path meanwhile, beside which one row
+		// read per pick costs nothing.
+		c.schemaVersion.forget()
+	}
+	return err
 }
 
 // schemaMayHaveMoved is told of every statement that failed: the job's
