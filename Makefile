@@ -12,7 +12,7 @@ OUT     ?= bin/hap-reconciler
 # images; the image runs it with GODEBUG=fips140=only,tlsmlkem=0.
 GOFIPS140 ?= v1.0.0
 
-.PHONY: help build image test e2e pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential soak fuzz demo bench
+.PHONY: help build image test e2e e2e-upgrade pick-cost resolve-cost claim-wait vet testbed-tools etcd kube-apiserver gardener-apiserver helm clean reliability differential soak fuzz demo bench
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -39,6 +39,9 @@ test: ## gofmt, vet and run every test against real PostgreSQL, kube-apiserver a
 
 e2e: image ## as root: the chart with KEB's values on a real kubelet (containerd, runc and a kubelet beside the test bed): install, the migrate hook, serve Ready, /metrics, helm test, a CronJob run, upgrade, uninstall leaving nothing; prints each step's time (docs/e2e.md)
 	bash hack/e2e.sh '$(IMAGE_ARCHIVE)'
+
+e2e-upgrade: image ## as root: on the e2e's kubelet, the release before this tree's schema (its chart and image) upgraded to this tree's, rolled back as docs/deployment.md says and upgraded again, while KEB's replicas provision through both module pins (docs/e2e.md)
+	E2E_TEST=TestChartUpgradeAndRollbackWhileKEBProvisions bash hack/e2e.sh '$(IMAGE_ARCHIVE)'
 
 # The long randomized runs; `make test` runs a few of each.
 TRIALS   ?= 1000

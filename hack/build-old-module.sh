@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds test/confirm/testdata/oldmodule, one KEB replica on an older pin of
+# Builds test/kebworkers/testdata/oldmodule, one KEB replica on an older pin of
 # the provisioning module, against that module as it stood at COMMIT (the
 # first argument), and caches the binary outside the repository, keyed by
 # the commit and the program's source. Prints the binary's path on stdout.
@@ -16,7 +16,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 source "$root/hack/lib/go-tool.sh"
 commit="$(git -C "$root" rev-parse --verify "${1:?usage: build-old-module.sh COMMIT [--cached]}^{commit}")"
-src="$root/test/confirm/testdata/oldmodule/main.go"
+src="$root/test/kebworkers/testdata/oldmodule/main.go"
 key="$(sha256sum "$src" | cut -c1-12)"
 bin="$tool_cache/oldmodule-${commit:0:12}-$key"
 use_cached "$bin" "${2:-}"

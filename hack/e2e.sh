@@ -2,12 +2,13 @@
 # make e2e: the chart on a real kubelet (docs/e2e.md). Prepares the parts --
 # the test bed's tools, the node's binaries (hack/build-kube-node.sh) and
 # Debian packages (containerd, runc, CNI plugins), the pause image -- timing
-# each, then runs TestChartOnARealKubelet, which prints its own step
+# each, then runs TestChartOnARealKubelet (or E2E_TEST, make e2e-upgrade's
+# TestChartUpgradeAndRollbackWhileKEBProvisions), which prints its own step
 # timings. Whatever way the test ends, the trap then checks that the node
 # left no process, mount, link or cgroup behind, removes any it finds and
 # fails when there was one.
 #
-# Usage: hack/e2e.sh IMAGE_ARCHIVE   (the job's image, from make image)
+# Usage: [E2E_TEST=Name] hack/e2e.sh IMAGE_ARCHIVE   (the job's image, from make image)
 # Runs as root: containerd and the kubelet need it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -108,6 +109,7 @@ timed "helm" bash hack/install-helm.sh
 timed "kubelet, kube-controller-manager, kube-scheduler" bash hack/build-kube-node.sh
 timed "pause image" bash hack/build-pause-image.sh "$work/pause.tar" localhost/hap-reconciler-e2e/pause:1
 
-echo "==> TestChartOnARealKubelet"
-go test -count=1 -timeout 60m -v -run '^TestChartOnARealKubelet$' ./test/manifests/ \
+test=${E2E_TEST:-TestChartOnARealKubelet}
+echo "==> $test"
+go test -count=1 -timeout 60m -v -run "^$test\$" ./test/manifests/ \
 	-args -e2e -e2e.image="$image" -e2e.pause="$work/pause.tar"

@@ -50,11 +50,49 @@ func TestChartOnARealKubelet(t *testing.T) {
 	if !*e2e {
 		t.Skip("the e2e on a real kubelet runs with make e2e")
 	}
+	steps := newStepTimer(t)
+	ctx := testbed.Context(t, 40*time.Minute)
+	e, _ := startE2E(t, ctx, steps)
+	before := e.namespacedObjects()
+
+	steps.run("helm install (the migrate hook Job completes)", func() {
+		migrated := e.watchJobComplete(releaseName + "-migrate")
+		e.release("install")
+		e.wantDone(migrated, "the migrate hook Job")
+	})
+	var podIP string
+	steps.run("the serve pod is Ready", func() { podIP = e.waitServeReady() })
+	steps.run("its first run's metrics on /metrics at the pod's address", func() { e.wantMetrics(podIP) })
+	steps.run("helm test", func() {
+		out := e.helmCmd("test", releaseName, "--namespace", "kcp-system", "--logs", "--timeout", "5m")
+		if !strings.Contains(out, checkPassedMessage) {
+			t.Fatalf("helm test passed without the check's %q:\n%s", checkPassedMessage, out)
+		}
+	})
+	steps.run("helm upgrade to the CronJob mode", func() {
+		e.release("upgrade", "--set", "hapReconciler.mode=cronjob", "--set", "hapReconciler.schedule=* * * * *")
+	})
+	steps.run("a scheduled run completes", e.waitScheduledJobComplete)
+	steps.run("helm upgrade back to serve, Ready again", func() {
+		e.release("upgrade")
+		e.waitServeReady()
+	})
+	steps.run("the guide's uninstall leaves nothing behind", func() {
+		e.guideUninstall()
+		e.waitNothingLeft(before)
+	})
+}
+
+// startE2E starts the cluster of the e2e tests -- the test bed's etcd,
+// kube-apiserver, gardener-apiserver and PostgreSQL, and the node --
+// imports the sandbox image and the job's image under the reference the
+// chart asks for with KEB's values, and makes KEB's side of an install
+// (installKEBsSide) with a project of one binding and one shoot.
+func startE2E(t *testing.T, ctx context.Context, steps *stepTimer) (*e2eRelease, *testbed.Postgres) {
+	t.Helper()
 	if *e2eImageArchive == "" || *e2ePauseArchive == "" {
 		t.Fatal("-e2e.image and -e2e.pause name the image archives")
 	}
-	steps := newStepTimer(t)
-	ctx := testbed.Context(t, 40*time.Minute)
 	helm := helmBin(t)
 	kubectl, psql := installTools(t)
 
@@ -106,40 +144,18 @@ func TestChartOnARealKubelet(t *testing.T) {
 		installKEBsSide(ctx, t, kube, pg, kubectl, psql, dbAddr, e.podKubeconfig(apiAddr))
 		loadProject(ctx, t, kube, "garden-kyma-dev")
 	})
-	before := e.namespacedObjects()
-
-	steps.run("helm install (the migrate hook Job completes)", func() {
-		migrated := e.watchJobComplete(releaseName + "-migrate")
-		e.release("install")
-		e.wantDone(migrated, "the migrate hook Job")
-	})
-	var podIP string
-	steps.run("the serve pod is Ready", func() { podIP = e.waitServeReady() })
-	steps.run("its first run's metrics on /metrics at the pod's address", func() { e.wantMetrics(podIP) })
-	steps.run("helm test", func() {
-		out := e.helmCmd("test", releaseName, "--namespace", "kcp-system", "--logs", "--timeout", "5m")
-		if !strings.Contains(out, checkPassedMessage) {
-			t.Fatalf("helm test passed without the check's %q:\n%s", checkPassedMessage, out)
-		}
-	})
-	steps.run("helm upgrade to the CronJob mode", func() {
-		e.release("upgrade", "--set", "hapReconciler.mode=cronjob", "--set", "hapReconciler.schedule=* * * * *")
-	})
-	steps.run("a scheduled run completes", e.waitScheduledJobComplete)
-	steps.run("helm upgrade back to serve, Ready again", func() {
-		e.release("upgrade")
-		e.waitServeReady()
-	})
-	steps.run("the guide's uninstall leaves nothing behind", func() {
-		e.guideUninstall()
-		e.waitNothingLeft(before)
-	})
+	return e, pg
 }
 
 // guideUninstall runs docs/deployment.md's uninstall block as written.
-func (e *e2eRelease) guideUninstall() {
+func (e *e2eRelease) guideUninstall() { e.guideBlock("helm uninstall") }
+
+// guideBlock runs the sh block of docs/deployment.md that contains marker,
+// as written, with helm and kubectl on the PATH, the cluster's KUBECONFIG
+// and env.
+func (e *e2eRelease) guideBlock(marker string, env ...string) {
 	e.t.Helper()
-	block := shellBlock(e.t, "helm uninstall")
+	block := shellBlock(e.t, marker)
 	// The guide calls helm and kubectl by name.
 	bin := e.t.TempDir()
 	for name, path := range map[string]string{"helm": e.helm, "kubectl": e.kubectl} {
@@ -148,9 +164,9 @@ func (e *e2eRelease) guideUninstall() {
 		}
 	}
 	cmd := e.command("bash", "-euo", "pipefail", "-c", block)
-	cmd.Env = append(e.helmEnv(), "PATH="+bin+":/usr/bin:/bin", "KUBECONFIG="+e.kube.KubeconfigPath())
+	cmd.Env = append(append(e.helmEnv(), "PATH="+bin+":/usr/bin:/bin", "KUBECONFIG="+e.kube.KubeconfigPath()), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		e.t.Fatalf("docs/deployment.md's uninstall: %v\n%s\n---\n%s", err, out, block)
+		e.t.Fatalf("docs/deployment.md's block with %q: %v\n%s\n---\n%s%s", marker, err, out, block, e.podStates())
 	}
 }
 
