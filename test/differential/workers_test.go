@@ -205,27 +205,33 @@ func (s *stream) resolved(ctx context.Context, w *worker) {
 //     table's workers together must not fill it past KEB's limit from its
 //     count at the start.
 //   - The table's claims must be the accounts the burst needs: the table's
-//     workers beyond the room below the limit at the start, one account per
-//     limit. A claim more is needless, unless Gardener's shoots filled a
-//     binding KEB's count left room on (the job's deviation).
+//     workers beyond the room below the limit at the start that the burst's
+//     workers on KEB's live path left, one account per limit. A claim more
+//     is needless, unless Gardener's shoots filled a binding KEB's count
+//     left room on (the job's deviation).
 //   - Stale tables, hand-offs and the guard are judged as a single pick's.
 func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots map[string]int, workers []*worker) error {
-	fromTable := 0
+	fromTable, liveOnHeld := 0, 0
 	placedBy := map[string]int{}
 	for _, w := range workers {
-		if w.fromTable {
+		switch {
+		case w.fromTable:
 			fromTable++
 			if w.binding != "" {
 				placedBy[w.binding]++
 			}
+		case !w.claimed && slices.Contains(want.Held, w.binding):
+			// A worker handed to KEB's live path placed on a binding the
+			// GA held at the start: room the table's workers then lacked.
+			liveOnHeld++
 		}
 	}
-	needed := accountsNeeded(want, fromTable, want.Counts)
+	needed := accountsNeeded(want, fromTable, liveOnHeld, want.Counts)
 	withShoots := map[string]int{}
 	for _, b := range want.Held {
 		withShoots[b] = max(want.Counts[b], shoots[b])
 	}
-	neededByShoots := accountsNeeded(want, fromTable, withShoots)
+	neededByShoots := accountsNeeded(want, fromTable, liveOnHeld, withShoots)
 	b := &s.tally.Bursts
 	b.Bursts++
 	b.Workers += len(workers)
@@ -268,9 +274,10 @@ func (s *stream) judgeBurst(ctx context.Context, want kebrules.Verdict, shoots m
 }
 
 // accountsNeeded is how many accounts n placements of the GA need beyond
-// the room its bindings have below KEB's limit by counts: one per limit. A
-// GA off the allowlist has no limit and needs one only when it holds none.
-func accountsNeeded(v kebrules.Verdict, n int, counts map[string]int) int {
+// the room its bindings have below KEB's limit by counts, less the taken
+// places other placements filled: one per limit. A GA off the allowlist
+// has no limit and needs one only when it holds none.
+func accountsNeeded(v kebrules.Verdict, n, taken int, counts map[string]int) int {
 	if n == 0 || v.Guarded {
 		return 0
 	}
@@ -284,6 +291,7 @@ func accountsNeeded(v kebrules.Verdict, n int, counts map[string]int) int {
 	for _, b := range v.Held {
 		room += max(0, v.Limit-counts[b])
 	}
+	room = max(0, room-taken)
 	return (max(0, n-room) + v.Limit - 1) / v.Limit
 }
 

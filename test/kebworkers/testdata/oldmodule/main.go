@@ -1,7 +1,7 @@
 // Command oldmodule is one KEB replica on an older pin of the provisioning
-// module: TestPicksThroughAnUpgradeAndRollbackOfTheJob builds it against
-// the module of an earlier commit (old_module_test.go) and asks it, one
-// JSON line on stdin at a time, what KEB's resolve step asks the module;
+// module: the upgrade tests build it against the module of an earlier
+// commit (test/kebworkers' OldModuleBinary) and ask it, one JSON line on
+// stdin at a time, what KEB's resolve step asks the module;
 // each answer is one JSON line on stdout. It uses only what that module
 // exports and the standard library, with KEB's driver (lib/pq), so that it
 // compiles against the module as it was, not as it is.
