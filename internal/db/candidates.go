@@ -56,12 +56,25 @@ type candidateRow struct {
 // A pick counts KEB's instances itself, at the moment KEB asks; the table
 // holds what the snapshot alone can say (the shoots, the limits, the
 // order). A claim KEB recorded after the snapshot was taken keeps the row
-// RecordClaim wrote (keepRecordedClaims).
+// RecordClaim wrote (unsettledClaims).
 //
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
-// opposite orders. A rewrite lowers the stamp of how far the table has seen
-// Gardener to its snapshot's time when the stamp is later: it cannot vouch
-// for more (StampGardenerSeen).
+// opposite orders. Against KEB's calls the rewrite locks in their order, so
+// that neither waits for the other while holding a row the other wants: a
+// pick locks the candidate row it chooses, then inserts its reservation;
+// RecordClaim inserts its reservation, locks (or inserts) the binding's
+// candidate row, then drops other GAs' reservations on the binding and
+// writes recorded_claims. So the rewrite changes the candidate rows first
+// and only then drops reservations and ends settled claims. (It once did
+// those first, and deadlocked, 40P01, with a RecordClaim of a binding whose
+// settled claim or expired reservation it had just dropped.) The diff reads
+// the claims beforehand, locking nothing (unsettledClaims). A rewrite's
+// delete never waits for a reservation a pick or claim is inserting: it sees
+// committed rows only.
+//
+// A rewrite lowers the stamp of how far the table has seen Gardener to its
+// snapshot's time when the stamp is later: it cannot vouch for more
+// (StampGardenerSeen).
 func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
 	if reservationTTL <= 0 {
 		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)
@@ -74,10 +87,7 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("candidates-rewrite")}).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
-		if err := s.dropReservations(tx, absorbed, reservationTTL); err != nil {
-			return err
-		}
-		claims, err := s.keepRecordedClaims(tx, computedAt)
+		claims, err := s.unsettledClaims(tx, computedAt)
 		if err != nil {
 			return err
 		}
@@ -93,6 +103,14 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 			return err
 		}
 		if err := s.applyCandidateChanges(tx, changes); err != nil {
+			return err
+		}
+		// The side tables after the rows, in RecordClaim's order (see
+		// above).
+		if err := s.dropReservations(tx, absorbed, reservationTTL); err != nil {
+			return err
+		}
+		if err := s.endSettledClaims(tx, computedAt); err != nil {
 			return err
 		}
 		return tx.Exec(s.sql(candidatesComputedSet), params{"computed_at": computedAt}).Error
