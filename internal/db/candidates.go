@@ -3,10 +3,12 @@ package db
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -70,7 +72,10 @@ type candidateRow struct {
 // settled claim or expired reservation it had just dropped.) The diff reads
 // the claims beforehand, locking nothing (unsettledClaims). A rewrite's
 // delete never waits for a reservation a pick or claim is inserting: it sees
-// committed rows only.
+// committed rows only. Within the candidate table a pick's order is KEB's
+// counts of the moment, which no rewrite can follow: a pick and a rewrite
+// may still meet there in opposite order, and a rewrite PostgreSQL ends to
+// break it is run again (rewriteAttempts).
 //
 // A rewrite lowers the stamp of how far the table has seen Gardener to its
 // snapshot's time when the stamp is later: it cannot vouch for more
@@ -83,7 +88,35 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	if err != nil {
 		return err
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	for attempt := 1; ; attempt++ {
+		err = s.rewriteCandidates(ctx, rows, want, absorbed, computedAt, reservationTTL)
+		if attempt == rewriteAttempts || !deadlocked(err) {
+			return s.wrap("replace candidates", err)
+		}
+	}
+}
+
+// rewriteAttempts bounds how often ReplaceCandidates runs its transaction
+// when PostgreSQL ends it to break a deadlock with a pick. A pick's FOR
+// UPDATE keeps the lock on a row that failed its limit's re-check (a
+// concurrent pick just filled it) and goes on to the next row in its order,
+// which follows KEB's counts at that moment: no order of the rewrite's own
+// can match it, so a rewrite changing both rows may meet such a pick in
+// opposite order. The pick is one short statement; once the rewrite is
+// ended it commits, and the rewrite, repeated from the same snapshot, goes
+// through.
+const rewriteAttempts = 3
+
+// deadlocked reports whether PostgreSQL ended the transaction to break a
+// deadlock (SQLSTATE 40P01).
+func deadlocked(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
+}
+
+// rewriteCandidates is one attempt of ReplaceCandidates: its transaction.
+func (s *Store) rewriteCandidates(ctx context.Context, rows []hap.Candidate, want map[string]int, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("candidates-rewrite")}).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
@@ -115,7 +148,6 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		}
 		return tx.Exec(s.sql(candidatesComputedSet), params{"computed_at": computedAt}).Error
 	})
-	return s.wrap("replace candidates", err)
 }
 
 var (

@@ -130,3 +130,82 @@ func claimOrItsWait(ctx context.Context, t *testing.T, keb *sql.DB, claimed <-ch
 		return nil, false
 	}
 }
+
+// A pick locks candidate rows in its own order, KEB's counts of the moment:
+// it waits for the first row in that order while another pick fills it,
+// keeps that row locked when the re-check of the limit then fails, and goes
+// on to the next. A rewrite that changes both rows in the other order
+// deadlocks with it, and no order of the rewrite's own avoids that; the
+// rewrite PostgreSQL ends is run again and goes through, and the pick is
+// answered. The pick's session checks for deadlocks later than the
+// rewrite's, so that PostgreSQL ends the rewrite, as in test/confirm's
+// upgrade run, rather than the pick.
+func TestARewriteEndedByADeadlockWithAPickIsRunAgain(t *testing.T) {
+	b := newBed(t)
+	ctx := testContext(t)
+	// a-1 comes first in the pick's order (the most populated, one slot
+	// left), a-2 next.
+	b.replace(t, []hap.Candidate{candidate("ga-a", "a-1", 2, 1, limit(3)), candidate("ga-a", "a-2", 0, 2, limit(3))}, nil)
+	for _, id := range []string{"i-1", "i-2"} {
+		if err := b.requested(ctx, id, "ga-a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A pick that takes a-1's last slot and has not committed yet.
+	filling, err := b.keb.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = filling.Rollback() }()
+	if got, err := testbed.Propose(ctx, filling, provisioning.Request{InstanceID: "i-2", GlobalAccountID: "ga-a", HyperscalerType: "aws"}); err != nil || got.Binding != "a-1" {
+		t.Fatalf("the pick filling a-1: %+v, %v", got, err)
+	}
+
+	picked := make(chan pickAnswer, 1)
+	go func() { picked <- pickWithLateDeadlockCheck(ctx, b, "i-1", "ga-a") }()
+	if err := testbed.WaitForRowLockWaits(ctx, b.keb, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The rewrite removes a-2 (its first statement of rows) and changes
+	// a-1, for which it waits too.
+	rewrite := make(chan error, 1)
+	go func() {
+		rewrite <- b.store.ReplaceCandidates(ctx, []hap.Candidate{candidate("ga-a", "a-1", 2, 5, limit(3))}, nil, time.Now(), ttl)
+	}()
+	if err := testbed.WaitForRowLockWaits(ctx, b.keb, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := filling.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	rewriteErr, pick := <-rewrite, <-picked
+	if rewriteErr != nil || pick.err != nil || pick.binding != "a-2" {
+		t.Fatalf("the rewrite: %v; the pick: %q, %v (want a-2, a-1 being full)", rewriteErr, pick.binding, pick.err)
+	}
+	rows, err := b.store.Candidates(ctx, "ga-a")
+	if err != nil || len(rows) != 1 || rows[0].BindingName != "a-1" || rows[0].Rank != 5 {
+		t.Fatalf("the table after the rewrite: %+v, %v; want a-1 alone, rank 5", rows, err)
+	}
+}
+
+type pickAnswer struct {
+	binding string
+	err     error
+}
+
+// pickWithLateDeadlockCheck picks for instance in ga on a session whose
+// deadlock check comes a minute after it starts waiting.
+func pickWithLateDeadlockCheck(ctx context.Context, b *bed, instance, ga string) pickAnswer {
+	conn, err := b.keb.Conn(ctx)
+	if err != nil {
+		return pickAnswer{err: err}
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET deadlock_timeout = '1min'"); err != nil {
+		return pickAnswer{err: err}
+	}
+	client := &provisioning.Client{DB: conn, Timeout: 2 * time.Minute}
+	defer client.Close()
+	p, err := client.Propose(ctx, provisioning.Request{InstanceID: instance, GlobalAccountID: ga, HyperscalerType: "aws"})
+	return pickAnswer{binding: p.Binding, err: err}
+}
