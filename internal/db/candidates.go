@@ -272,8 +272,9 @@ func sameInt(x, y *int) bool { return (x == nil) == (y == nil) && (x == nil || *
 
 // applyCandidateChanges removes, updates and inserts rows, one statement
 // each: a row a pick wants is held only while the rewrite's transaction
-// lasts, so that must be short. Rewrites exclude each other and a pick
-// locks one row, so no lock order is needed.
+// lasts, so that must be short. Rewrites exclude each other; a pick may
+// hold a row it passed over while it waits for the next, which
+// ReplaceCandidates answers by running again (rewriteAttempts).
 func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
 	if len(ch.remove) > 0 {
 		if err := tx.Exec(s.sql(candidatesRemove), params{"bindings": jsonList(ch.remove)}).Error; err != nil {
