@@ -3,10 +3,12 @@ package db
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -56,12 +58,28 @@ type candidateRow struct {
 // A pick counts KEB's instances itself, at the moment KEB asks; the table
 // holds what the snapshot alone can say (the shoots, the limits, the
 // order). A claim KEB recorded after the snapshot was taken keeps the row
-// RecordClaim wrote (keepRecordedClaims).
+// RecordClaim wrote (unsettledClaims).
 //
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
-// opposite orders. A rewrite lowers the stamp of how far the table has seen
-// Gardener to its snapshot's time when the stamp is later: it cannot vouch
-// for more (StampGardenerSeen).
+// opposite orders. Against KEB's calls the rewrite locks in their order, so
+// that neither waits for the other while holding a row the other wants: a
+// pick locks the candidate row it chooses, then inserts its reservation;
+// RecordClaim inserts its reservation, locks (or inserts) the binding's
+// candidate row, then drops other GAs' reservations on the binding and
+// writes recorded_claims. So the rewrite changes the candidate rows first
+// and only then drops reservations and ends settled claims. (It once did
+// those first, and deadlocked, 40P01, with a RecordClaim of a binding whose
+// settled claim or expired reservation it had just dropped.) The diff reads
+// the claims beforehand, locking nothing (unsettledClaims). A rewrite's
+// delete never waits for a reservation a pick or claim is inserting: it sees
+// committed rows only. Within the candidate table a pick's order is KEB's
+// counts of the moment, which no rewrite can follow: a pick and a rewrite
+// may still meet there in opposite order, and a rewrite PostgreSQL ends to
+// break it is run again (rewriteAttempts).
+//
+// A rewrite lowers the stamp of how far the table has seen Gardener to its
+// snapshot's time when the stamp is later: it cannot vouch for more
+// (StampGardenerSeen).
 func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
 	if reservationTTL <= 0 {
 		return fmt.Errorf("reservation TTL %s: must be positive", reservationTTL)
@@ -70,14 +88,39 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 	if err != nil {
 		return err
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	for attempt := 1; ; attempt++ {
+		err = s.rewriteCandidates(ctx, rows, want, absorbed, computedAt, reservationTTL)
+		if attempt == rewriteAttempts || !deadlocked(err) {
+			return s.wrap("replace candidates", err)
+		}
+	}
+}
+
+// rewriteAttempts bounds how often ReplaceCandidates runs its transaction
+// when PostgreSQL ends it to break a deadlock with a pick. A pick's FOR
+// UPDATE keeps the lock on a row that failed its limit's re-check (a
+// concurrent pick just filled it) and goes on to the next row in its order,
+// which follows KEB's counts at that moment: no order of the rewrite's own
+// can match it, so a rewrite changing both rows may meet such a pick in
+// opposite order. The pick is one short statement; once the rewrite is
+// ended it commits, and the rewrite, repeated from the same snapshot, goes
+// through.
+const rewriteAttempts = 3
+
+// deadlocked reports whether PostgreSQL ended the transaction to break a
+// deadlock (SQLSTATE 40P01).
+func deadlocked(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
+}
+
+// rewriteCandidates is one attempt of ReplaceCandidates: its transaction.
+func (s *Store) rewriteCandidates(ctx context.Context, rows []hap.Candidate, want map[string]int, absorbed []string, computedAt time.Time, reservationTTL time.Duration) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Exec(s.sql(advisoryXactLock), params{"key": s.advisoryKey("candidates-rewrite")}).Error; err != nil {
 			return fmt.Errorf("wait for other rewrites: %w", err)
 		}
-		if err := s.dropReservations(tx, absorbed, reservationTTL); err != nil {
-			return err
-		}
-		claims, err := s.keepRecordedClaims(tx, computedAt)
+		claims, err := s.unsettledClaims(tx, computedAt)
 		if err != nil {
 			return err
 		}
@@ -95,9 +138,16 @@ func (s *Store) ReplaceCandidates(ctx context.Context, rows []hap.Candidate, abs
 		if err := s.applyCandidateChanges(tx, changes); err != nil {
 			return err
 		}
+		// The side tables after the rows, in RecordClaim's order (see
+		// above).
+		if err := s.dropReservations(tx, absorbed, reservationTTL); err != nil {
+			return err
+		}
+		if err := s.endSettledClaims(tx, computedAt); err != nil {
+			return err
+		}
 		return tx.Exec(s.sql(candidatesComputedSet), params{"computed_at": computedAt}).Error
 	})
-	return s.wrap("replace candidates", err)
 }
 
 var (
@@ -222,8 +272,9 @@ func sameInt(x, y *int) bool { return (x == nil) == (y == nil) && (x == nil || *
 
 // applyCandidateChanges removes, updates and inserts rows, one statement
 // each: a row a pick wants is held only while the rewrite's transaction
-// lasts, so that must be short. Rewrites exclude each other and a pick
-// locks one row, so no lock order is needed.
+// lasts, so that must be short. Rewrites exclude each other; a pick may
+// hold a row it passed over while it waits for the next, which
+// ReplaceCandidates answers by running again (rewriteAttempts).
 func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
 	if len(ch.remove) > 0 {
 		if err := tx.Exec(s.sql(candidatesRemove), params{"bindings": jsonList(ch.remove)}).Error; err != nil {

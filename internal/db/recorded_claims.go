@@ -32,20 +32,19 @@ func (c recordedClaim) sameGroup(want hap.Candidate) bool {
 	return want.GlobalAccountID == c.GlobalAccountID && want.Pool == c.Pool
 }
 
-// keepRecordedClaims ends the records of claims the snapshot taken at
-// snapshotAt shows (made claimSettle or more before it) and returns the
-// others, by binding.
-func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[string]recordedClaim, error) {
-	if err := tx.Exec(s.sql(recordedClaimsEndSettled), params{"settled": snapshotAt.Add(-claimSettle)}).Error; err != nil {
-		return nil, fmt.Errorf("end recorded claims the snapshot shows: %w", err)
-	}
+// unsettledClaims returns, by binding, the claims KEB recorded that the
+// snapshot taken at snapshotAt may not show (made less than claimSettle
+// before it): their rows stay as RecordClaim wrote them. It reads and locks
+// nothing; endSettledClaims ends the others once the rewrite has changed
+// its rows (ReplaceCandidates says why).
+func (s *Store) unsettledClaims(tx *gorm.DB, snapshotAt time.Time) (map[string]recordedClaim, error) {
 	var rows []struct {
 		BindingName     string
 		GlobalAccountID string
 		HyperscalerType string
 		EUAccess        bool
 	}
-	if err := tx.Raw(s.sql(recordedClaimsAll)).Scan(&rows).Error; err != nil {
+	if err := tx.Raw(s.sql(recordedClaimsUnsettled), params{"settled": snapshotAt.Add(-claimSettle)}).Scan(&rows).Error; err != nil {
 		return nil, fmt.Errorf("read recorded claims: %w", err)
 	}
 	claims := make(map[string]recordedClaim, len(rows))
@@ -55,9 +54,20 @@ func (s *Store) keepRecordedClaims(tx *gorm.DB, snapshotAt time.Time) (map[strin
 	return claims, nil
 }
 
+// endSettledClaims ends the records of the claims the snapshot taken at
+// snapshotAt shows (made claimSettle or more before it). A claim recorded
+// again since unsettledClaims read the table carries its new time and
+// stays: the statement decides on each row's newest version.
+func (s *Store) endSettledClaims(tx *gorm.DB, snapshotAt time.Time) error {
+	if err := tx.Exec(s.sql(recordedClaimsEndSettled), params{"settled": snapshotAt.Add(-claimSettle)}).Error; err != nil {
+		return fmt.Errorf("end recorded claims the snapshot shows: %w", err)
+	}
+	return nil
+}
+
 var (
 	//go:embed sql/recorded_claims_end_settled.sql
 	recordedClaimsEndSettled string
-	//go:embed sql/recorded_claims_all.sql
-	recordedClaimsAll string
+	//go:embed sql/recorded_claims_unsettled.sql
+	recordedClaimsUnsettled string
 )

@@ -27,14 +27,21 @@ func WaitForLockWait(ctx context.Context, db *sql.DB, table string) error {
 // row another transaction holds (a row lock shows in pg_locks as a wait on
 // that transaction, not on the table), or when ctx ends.
 func WaitForRowLockWait(ctx context.Context, db *sql.DB) error {
+	return WaitForRowLockWaits(ctx, db, 1)
+}
+
+// WaitForRowLockWaits returns once n statements in db's database wait at
+// the same moment for rows other transactions hold (see WaitForRowLockWait),
+// or when ctx ends.
+func WaitForRowLockWaits(ctx context.Context, db *sql.DB, n int) error {
 	err := pollUntil(ctx, 10*time.Millisecond, func(ctx context.Context) (bool, error) {
 		var waiting int
 		err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
 			WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event IN ('transactionid', 'tuple')`).Scan(&waiting)
-		return waiting > 0, err
+		return waiting >= n, err
 	})
 	if err != nil {
-		return fmt.Errorf("no statement waited on a row: %w", err)
+		return fmt.Errorf("fewer than %d statements waited on a row: %w", n, err)
 	}
 	return nil
 }
