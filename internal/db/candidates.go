@@ -67,9 +67,9 @@ type candidateRow struct {
 // RecordClaim inserts its reservation, locks (or inserts) the binding's
 // candidate row, then drops other GAs' reservations on the binding and
 // writes recorded_claims. So the rewrite changes the candidate rows first
-// and only then drops reservations and ends settled claims. (It once did
-// those first, and deadlocked, 40P01, with a RecordClaim of a binding whose
-// settled claim or expired reservation it had just dropped.) The diff reads
+// and only then drops reservations and ends settled claims: done first, they
+// would hold what a RecordClaim of the same binding wants next while it
+// waits for the row the RecordClaim holds (40P01). The diff reads
 // the claims beforehand, locking nothing (unsettledClaims). A rewrite's
 // delete never waits for a reservation a pick or claim is inserting: it sees
 // committed rows only. Within the candidate table a pick's order is KEB's
