@@ -88,6 +88,7 @@ func TestChartAppliesToARealAPIServer(t *testing.T) {
 	}
 
 	checkReleaseNotes(t, helm, kube, ns)
+	checkDirectionDownNotes(ctx, t, helm, kube)
 
 	// The in-cluster variant installed for real, first as installed (release
 	// dry-run, a read-only Role), then releasing.

@@ -487,3 +487,13 @@ silently; "" when neither is enabled. Both enabled is refused.
 {{- define "hap-reconciler.alertsAPI" -}}
 {{- if .Values.hapReconciler.vmRule.enabled }}operator.victoriametrics.com/v1beta1/VMRule{{ else }}monitoring.coreos.com/v1/PrometheusRule{{ end -}}
 {{- end -}}
+
+{{/*
+"true" when the migrate hook reverts (hapReconciler.migrations.direction
+down) instead of applying, for the Job and NOTES.txt. Unset counts as up:
+helm upgrade --reuse-values from a release whose chart predates the value
+takes that chart's defaults.
+*/}}
+{{- define "hap-reconciler.migrateDown" -}}
+{{- eq (toString (.Values.hapReconciler.migrations.direction | default "up")) "down" -}}
+{{- end -}}
