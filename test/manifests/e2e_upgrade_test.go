@@ -183,11 +183,7 @@ func (u *upgradeE2E) rollBack(t *testing.T, revision, steps int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values, err := filepath.Abs(kebValues)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.e.guideBlock("# Roll the job back", "CHART="+chart, "VALUES="+values,
+	u.e.guideBlock("# Roll the job back", "CHART="+chart,
 		fmt.Sprintf("REVISION=%d", revision), fmt.Sprintf("STEPS=%d", steps))
 }
 
