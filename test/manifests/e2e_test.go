@@ -317,23 +317,40 @@ func (e *e2eRelease) waitServeReady() string {
 // picture's arrival starts a candidates run (app's changeSettle after it).
 func (e *e2eRelease) wantMetrics(podIP string) {
 	e.t.Helper()
-	const firstRun = "hap_reconciler_candidate_table_snapshot_timestamp_seconds"
+	if body, ok := e.firstRun(podIP); !ok {
+		e.t.Fatalf("the first candidates run failed:\n%s%s", body, e.podStates())
+	}
+}
+
+// The series a candidates run sets: the table's snapshot time when it
+// succeeded, the job's failures when it failed.
+const (
+	firstRunSucceeded = "hap_reconciler_candidate_table_snapshot_timestamp_seconds"
+	firstRunFailed    = `hap_reconciler_job_failures_total{job_name="candidates"}`
+)
+
+// firstRun waits, reading /metrics on the pod's address, until the pod's
+// first candidates run has ended, and says whether it succeeded, with the
+// metrics read.
+func (e *e2eRelease) firstRun(podIP string) (string, bool) {
+	e.t.Helper()
 	url := "http://" + net.JoinHostPort(podIP, "8080") + "/metrics"
 	ctx, cancel := context.WithTimeout(e.ctx, 2*time.Minute)
 	defer cancel()
-	var body []byte
 	for {
-		var err error
-		body, err = getOK(ctx, url)
+		body, err := getOK(ctx, url)
 		if err != nil {
 			e.t.Fatalf("GET %s: %v", url, err)
 		}
-		if strings.Contains(string(body), "\n"+firstRun+" ") {
-			return
+		switch text := "\n" + string(body); {
+		case strings.Contains(text, "\n"+firstRunSucceeded+" "):
+			return text, true
+		case strings.Contains(text, "\n"+firstRunFailed+" "):
+			return text, false
 		}
 		select {
 		case <-ctx.Done():
-			e.t.Fatalf("GET %s: no %s, which the first run sets, after 2 minutes:\n%s%s", url, firstRun, body, e.podStates())
+			e.t.Fatalf("GET %s: no %s or %s, which the first run sets, after 2 minutes:\n%s%s", url, firstRunSucceeded, firstRunFailed, body, e.podStates())
 		case <-time.After(time.Second): // the next scrape
 		}
 	}
