@@ -35,7 +35,7 @@ func (r historyRow) version() hap.CandidateVersion {
 // writes only rows whose values changed: a pick's reservation is not a
 // version.
 func (s *Store) recordCandidateHistory(tx *gorm.DB, ch candidateChanges, snapshotAt time.Time) error {
-	written := slices.Clone(ch.remove)
+	written := bindings(ch.remove)
 	var versions []CandidateValues
 	for _, r := range slices.Concat(ch.insert, ch.update) {
 		written = append(written, r.BindingName)
@@ -58,7 +58,26 @@ func (s *Store) recordCandidateHistory(tx *gorm.DB, ch candidateChanges, snapsho
 	return tx.Exec(s.sql(candidateRewritesNote), params{"snapshot_at": snapshotAt}).Error
 }
 
+// takeBackHistory undoes, in the rewrite's transaction, what
+// recordCandidateHistory recorded of the bindings whose rows the rewrite
+// then left as a claim since its read wrote them (applyCandidateChanges):
+// the history holds the rows the job wrote, and RecordClaim's row is none,
+// so the binding's version before the rewrite stays open, as it would had
+// the claim come after the rewrite. The rewrite itself stays noted: it was
+// committed, and the other rows are its snapshot's.
+func (s *Store) takeBackHistory(tx *gorm.DB, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	if err := tx.Exec(s.sql(candidateHistoryTakeBack), params{"bindings": jsonList(names)}).Error; err != nil {
+		return fmt.Errorf("take back the history of %d candidates a claim kept: %w", len(names), err)
+	}
+	return nil
+}
+
 var (
+	//go:embed sql/candidate_history_take_back.sql
+	candidateHistoryTakeBack string
 	//go:embed sql/candidate_history_close.sql
 	candidateHistoryClose string
 	//go:embed sql/candidate_history_open.sql

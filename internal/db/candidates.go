@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -58,7 +59,9 @@ type candidateRow struct {
 // A pick counts KEB's instances itself, at the moment KEB asks; the table
 // holds what the snapshot alone can say (the shoots, the limits, the
 // order). A claim KEB recorded after the snapshot was taken keeps the row
-// RecordClaim wrote (unsettledClaims).
+// RecordClaim wrote (unsettledClaims), and so does one recorded after the
+// rewrite read the table: it changes only rows still as it read them
+// (applyCandidateChanges).
 //
 // Rewrites exclude each other (an advisory lock), so two never lock rows in
 // opposite orders. Against KEB's calls the rewrite locks in their order, so
@@ -131,11 +134,16 @@ func (s *Store) rewriteCandidates(ctx context.Context, rows []hap.Candidate, wan
 		}
 		changes := diff.changes()
 		// History first: it locks no candidate row, so picks never wait
-		// for it.
+		// for it. What a claim since the read kept from the rewrite is
+		// taken back after (applyCandidateChanges).
 		if err := s.recordCandidateHistory(tx, changes, computedAt); err != nil {
 			return err
 		}
-		if err := s.applyCandidateChanges(tx, changes); err != nil {
+		skipped, err := s.applyCandidateChanges(tx, changes)
+		if err != nil {
+			return err
+		}
+		if err := s.takeBackHistory(tx, skipped); err != nil {
 			return err
 		}
 		// The side tables after the rows, in RecordClaim's order (see
@@ -188,9 +196,35 @@ func (s *Store) dropReservations(tx *gorm.DB, absorbed []string, ttl time.Durati
 // candidateChanges is what a rewrite does to the table.
 type candidateChanges struct {
 	insert []candidateRow
-	// update rows hold the new values of rows whose values changed.
-	update []candidateRow
-	remove []string
+	// update rows hold the new values of rows whose values changed;
+	// updateRead, in the same order, whose those rows were when read.
+	update     []candidateRow
+	updateRead []candidateTenant
+	// remove are the rows removed, whose they were when read.
+	remove []candidateTenant
+}
+
+// candidateTenant is whose a candidate row is: its GA and pool. The
+// rewrite changes a row only while it is still whose it was when read
+// (applyCandidateChanges).
+type candidateTenant struct {
+	BindingName     string `gorm:"column:binding_name"`
+	GlobalAccountID string `gorm:"column:global_account_id"`
+	HyperscalerType string `gorm:"column:hyperscaler_type"`
+	EUAccess        bool   `gorm:"column:eu_access"`
+}
+
+func tenantOf(r candidateRow) candidateTenant {
+	return candidateTenant{BindingName: r.BindingName, GlobalAccountID: r.GlobalAccountID, HyperscalerType: r.HyperscalerType, EUAccess: r.EUAccess}
+}
+
+// bindings are the names of rows.
+func bindings(rows []candidateTenant) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.BindingName
+	}
+	return out
 }
 
 // candidateDiff compares the table, row by row as it is read, with the rows
@@ -224,12 +258,13 @@ func (d *candidateDiff) compare(current candidateRow) {
 		return
 	}
 	if !ok {
-		d.ch.remove = append(d.ch.remove, current.BindingName)
+		d.ch.remove = append(d.ch.remove, tenantOf(current))
 		return
 	}
 	d.inTable[i] = true
 	if w := candidateRowOf(d.want[i], d.computedAt); !sameCandidate(current, w) {
 		d.ch.update = append(d.ch.update, w)
+		d.ch.updateRead = append(d.ch.updateRead, tenantOf(current))
 	}
 }
 
@@ -241,7 +276,7 @@ func (d *candidateDiff) changes() candidateChanges {
 			d.ch.insert = append(d.ch.insert, candidateRowOf(d.want[i], d.computedAt))
 		}
 	}
-	slices.Sort(d.ch.remove)
+	slices.SortFunc(d.ch.remove, func(a, b candidateTenant) int { return strings.Compare(a.BindingName, b.BindingName) })
 	return d.ch
 }
 
@@ -275,31 +310,79 @@ func sameInt(x, y *int) bool { return (x == nil) == (y == nil) && (x == nil || *
 // lasts, so that must be short. Rewrites exclude each other; a pick may
 // hold a row it passed over while it waits for the next, which
 // ReplaceCandidates answers by running again (rewriteAttempts).
-func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) error {
+//
+// RecordClaim may have written a row since the rewrite read the table: given
+// a stale row to its GA, or listed a binding the table lacked. The rewrite's
+// snapshot predates that claim, so its values must not replace the claim's:
+// a row is removed or updated only while it still has the GA and pool it
+// had when read (PostgreSQL re-checks that on the row's newest version when
+// the statement waited for RecordClaim's lock), and a row inserted
+// meanwhile is left as it is. It returns the bindings so left; the next
+// rewrite, whose read then sees the recorded claim, brings them to its
+// snapshot.
+func (s *Store) applyCandidateChanges(tx *gorm.DB, ch candidateChanges) (skipped []string, err error) {
+	var done []string
 	if len(ch.remove) > 0 {
-		if err := tx.Exec(s.sql(candidatesRemove), params{"bindings": jsonList(ch.remove)}).Error; err != nil {
-			return fmt.Errorf("remove candidates: %w", err)
+		read, err := rowsJSON(ch.remove)
+		if err != nil {
+			return nil, err
+		}
+		if done, err = s.changeCandidates(tx, candidatesRemove, params{"rows": read}, done); err != nil {
+			return nil, fmt.Errorf("remove %d candidates: %w", len(ch.remove), err)
 		}
 	}
 	if len(ch.update) > 0 {
 		rows, err := rowsJSON(ch.update)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := tx.Exec(s.sql(candidatesUpdate), params{"rows": rows}).Error; err != nil {
-			return fmt.Errorf("update %d candidates: %w", len(ch.update), err)
+		read, err := rowsJSON(ch.updateRead)
+		if err != nil {
+			return nil, err
+		}
+		if done, err = s.changeCandidates(tx, candidatesUpdate, params{"rows": rows, "read": read}, done); err != nil {
+			return nil, fmt.Errorf("update %d candidates: %w", len(ch.update), err)
 		}
 	}
 	if len(ch.insert) > 0 {
 		rows, err := rowsJSON(ch.insert)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := tx.Exec(s.sql(candidatesInsert), params{"rows": rows}).Error; err != nil {
-			return fmt.Errorf("insert %d candidates: %w", len(ch.insert), err)
+		if done, err = s.changeCandidates(tx, candidatesInsert, params{"rows": rows}, done); err != nil {
+			return nil, fmt.Errorf("insert %d candidates: %w", len(ch.insert), err)
 		}
 	}
-	return nil
+	return notDone(ch, done), nil
+}
+
+// changeCandidates runs statement, which returns the bindings it changed,
+// and appends them to done.
+func (s *Store) changeCandidates(tx *gorm.DB, statement string, p params, done []string) ([]string, error) {
+	var changed []string
+	if err := tx.Raw(s.sql(statement), p).Scan(&changed).Error; err != nil {
+		return done, err
+	}
+	return append(done, changed...), nil
+}
+
+// notDone lists the bindings ch meant to change that are not in done.
+func notDone(ch candidateChanges, done []string) []string {
+	planned := slices.Concat(bindings(ch.remove), bindings(ch.updateRead))
+	for _, r := range ch.insert {
+		planned = append(planned, r.BindingName)
+	}
+	changed := make(map[string]bool, len(done))
+	for _, b := range done {
+		changed[b] = true
+	}
+	var left []string
+	for _, b := range planned {
+		if !changed[b] {
+			left = append(left, b)
+		}
+	}
+	return left
 }
 
 // indexCandidates maps each binding to its row, refusing rows the pick
