@@ -98,6 +98,13 @@ func rewriteBesideARecordClaim(t *testing.T, sideRow string) {
 // it and before it changes any candidate row.
 func holdOpenHistory(t *testing.T, b *bed, binding string) *sql.Tx {
 	t.Helper()
+	return holdRow(t, b, `SELECT 1 FROM hap.candidate_history WHERE binding_name = $1 AND valid_to IS NULL FOR UPDATE`, binding)
+}
+
+// holdRow runs lockOne, a SELECT ... FOR UPDATE of binding's one row, in a
+// transaction of its own, which the caller ends.
+func holdRow(t *testing.T, b *bed, lockOne, binding string) *sql.Tx {
+	t.Helper()
 	ctx := testContext(t)
 	tx, err := b.keb.BeginTx(ctx, nil)
 	if err != nil {
@@ -105,9 +112,8 @@ func holdOpenHistory(t *testing.T, b *bed, binding string) *sql.Tx {
 	}
 	t.Cleanup(func() { _ = tx.Rollback() })
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM hap.candidate_history
-		WHERE binding_name = $1 AND valid_to IS NULL FOR UPDATE) v`, binding).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("lock the open version of %s: %d rows, %v", binding, n, err)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (`+lockOne+`) v`, binding).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("lock %q of %s: %d rows, %v", lockOne, binding, n, err)
 	}
 	return tx
 }

@@ -136,18 +136,7 @@ func (b *bed) historyOf(t *testing.T, binding string) string {
 // the candidate row.
 func holdWithdrawal(t *testing.T, b *bed, binding string) *sql.Tx {
 	t.Helper()
-	ctx := testContext(t)
-	tx, err := b.keb.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tx.Rollback() })
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM hap.withdrawn_bindings
-		WHERE binding_name = $1 FOR UPDATE) v`, binding).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("lock the withdrawal of %s: %d rows, %v", binding, n, err)
-	}
-	return tx
+	return holdRow(t, b, `SELECT 1 FROM hap.withdrawn_bindings WHERE binding_name = $1 FOR UPDATE`, binding)
 }
 
 // waitForALockChain returns once a statement waits for a transaction that
