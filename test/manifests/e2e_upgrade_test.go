@@ -33,11 +33,12 @@ import (
 // (the pre-upgrade hook migrates), rolls it back as docs/deployment.md's
 // block says (the hook's migrate --down with this tree's image, then
 // helm rollback), and upgrades it again. After each change the serve pod
-// of the release then current is Ready and its first run's metrics are on
-// /metrics. Every answer KEB's replicas get is one KEB goes on from, no
-// binding holds more than KEB's limit by KEB's count, and the schema ends at
-// this tree's version; the figures (picks during each step, the longest)
-// are logged. make e2e-upgrade runs it (docs/e2e.md).
+// of the release then current is Ready and its first candidates run has
+// ended, successfully for this tree's (wantServing). Every answer KEB's
+// replicas get is one KEB goes on from, no binding holds more than KEB's
+// limit by KEB's count, and the schema ends at this tree's version; the
+// figures (picks during each step, the longest) are logged. make
+// e2e-upgrade runs it (docs/e2e.md).
 func TestChartUpgradeAndRollbackWhileKEBProvisions(t *testing.T) {
 	if !*e2e {
 		t.Skip("the e2e on a real kubelet runs with make e2e-upgrade")
