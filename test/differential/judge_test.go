@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lib/pq"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kyma-project/hap-reconciler/internal/hap"
@@ -45,6 +46,7 @@ const (
 	handOffClaimedSince = "hand-off: Gardener lists bindings of the GA the table does not"
 	handOffRejected     = "hand-off: Gardener rejected the table's proposals"
 	handOffSharedEmpty  = "hand-off: the table holds no binding of the shared pool"
+	handOffTimedOut     = "hand-off: the pick outlasted the client's Timeout"
 	// A trusted answer (no call to Gardener) that a change the table had
 	// not seen yet makes differ.
 	diffUnseenChange = "trusted table: a change in Gardener after the table last saw it"
@@ -66,6 +68,8 @@ var declaredDifferences = map[string]string{
 		"KEB's live path decides",
 	handOffSharedEmpty: "the table holds no binding of the shared pool (none at the snapshot, or added since): KEB's " +
 		"live path lists the pool now",
+	handOffTimedOut: "the pick's statement outlasted provisioning.Client.Timeout on a busy database and PostgreSQL " +
+		"cancelled it (57014): an error, so KEB's live path decides",
 	diffUnseenChange: "the table had seen Gardener within the client's SeenWithin and answered without asking it, and " +
 		"the binding (or one of the GA's) changed in Gardener after the table last saw it: the window KEB's live path " +
 		"has between its list and the shoot, bounded by SeenWithin",
@@ -110,12 +114,22 @@ func unexpected(err error) bool {
 			return false
 		}
 	}
-	return err != nil
+	return err != nil && !timedOut(err)
+}
+
+// timedOut is a pick the client's own Timeout cut off: the stream's
+// context is far longer, so a cancelled statement (57014, lib/pq's answer
+// to the cancelled context) is the module's bound, met on a busy machine.
+func timedOut(err error) bool {
+	var pqErr *pq.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pqErr) && pqErr.Code == "57014"
 }
 
 // handOff names the hand-off err is, "" when it is none.
 func handOff(err error) string {
 	switch {
+	case timedOut(err):
+		return handOffTimedOut
 	case errors.Is(err, provisioning.ErrClaimedSince):
 		return handOffClaimedSince
 	case errors.Is(err, provisioning.ErrRejected):
@@ -131,6 +145,9 @@ func handOff(err error) string {
 func (s *stream) judge(ctx context.Context, pc pickCase) (string, error) {
 	if unexpected(pc.err) {
 		return "", fmt.Errorf("pick for %s: %w", pc.c.instanceID, pc.err)
+	}
+	if timedOut(pc.err) {
+		return handOffTimedOut, nil
 	}
 	if pc.c.shared {
 		return judgeShared(pc), nil
